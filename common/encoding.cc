@@ -1,0 +1,113 @@
+#include "common/encoding.h"
+
+#include <array>
+
+namespace cosmos {
+namespace {
+
+constexpr char kBase64Alphabet[] =
+    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+int Base64Value(char c) {
+  if (c >= 'A' && c <= 'Z') return c - 'A';
+  if (c >= 'a' && c <= 'z') return c - 'a' + 26;
+  if (c >= '0' && c <= '9') return c - '0' + 52;
+  if (c == '+') return 62;
+  if (c == '/') return 63;
+  return -1;
+}
+
+int HexValue(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+char LowerAscii(char c) { return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c; }
+
+}  // namespace
+
+std::string Base64Encode(const std::vector<uint8_t>& bytes) {
+  std::string out;
+  out.reserve((bytes.size() + 2) / 3 * 4);
+  size_t pos = 0;
+  for (; pos + 3 <= bytes.size(); pos += 3) {
+    uint32_t group = (bytes[pos] << 16) | (bytes[pos + 1] << 8) | bytes[pos + 2];
+    out += kBase64Alphabet[(group >> 18) & 63];
+    out += kBase64Alphabet[(group >> 12) & 63];
+    out += kBase64Alphabet[(group >> 6) & 63];
+    out += kBase64Alphabet[group & 63];
+  }
+  size_t rest = bytes.size() - pos;
+  if (rest > 0) {
+    uint32_t group = bytes[pos] << 16;
+    if (rest == 2) group |= bytes[pos + 1] << 8;
+    out += kBase64Alphabet[(group >> 18) & 63];
+    out += kBase64Alphabet[(group >> 12) & 63];
+    out += rest == 2 ? kBase64Alphabet[(group >> 6) & 63] : '=';
+    out += '=';
+  }
+  return out;
+}
+
+std::optional<std::vector<uint8_t>> Base64Decode(std::string_view text) {
+  if (text.size() % 4 != 0) return std::nullopt;
+  std::vector<uint8_t> out;
+  out.reserve(text.size() / 4 * 3);
+  for (size_t pos = 0; pos < text.size(); pos += 4) {
+    bool last_group = pos + 4 == text.size();
+    int padding = 0;
+    std::array<int, 4> values{};
+    for (size_t k = 0; k < 4; ++k) {
+      char c = text[pos + k];
+      if (c == '=' && last_group && k >= 2) {
+        ++padding;
+        values[k] = 0;
+        continue;
+      }
+      if (padding > 0) return std::nullopt;  // data after padding
+      values[k] = Base64Value(c);
+      if (values[k] < 0) return std::nullopt;
+    }
+    uint32_t group = (values[0] << 18) | (values[1] << 12) | (values[2] << 6) | values[3];
+    out.push_back(static_cast<uint8_t>(group >> 16));
+    if (padding < 2) out.push_back(static_cast<uint8_t>(group >> 8));
+    if (padding < 1) out.push_back(static_cast<uint8_t>(group));
+  }
+  return out;
+}
+
+std::optional<std::string> PercentDecode(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (size_t pos = 0; pos < text.size(); ++pos) {
+    if (text[pos] != '%') {
+      out += text[pos];
+      continue;
+    }
+    if (pos + 2 >= text.size()) return std::nullopt;
+    int high = HexValue(text[pos + 1]);
+    int low = HexValue(text[pos + 2]);
+    if (high < 0 || low < 0) return std::nullopt;
+    out += static_cast<char>(high * 16 + low);
+    pos += 2;
+  }
+  return out;
+}
+
+std::string ToLowerAscii(std::string_view text) {
+  std::string out(text);
+  for (char& c : out) c = LowerAscii(c);
+  return out;
+}
+
+bool EqualsIgnoreCaseAscii(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  for (size_t pos = 0; pos < a.size(); ++pos) {
+    if (LowerAscii(a[pos]) != LowerAscii(b[pos])) return false;
+  }
+  return true;
+}
+
+}  // namespace cosmos

@@ -1,0 +1,70 @@
+// Status: the outcome of an operation that can fail, as an error code and a message.
+// The code names a Cosmos DB error condition; server/error_mapping.cc is the only place that
+// turns a code into an HTTP status and substatus.
+// Thread-safety: a Status is an immutable value; share copies freely.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <utility>
+
+namespace cosmos {
+
+// Every failure the emulator can report. Keep server/error_mapping.cc exhaustive over this list.
+enum class ErrorCode {
+  kOk,
+  kBadRequest,             // malformed input: JSON, headers, ids, definitions
+  kPartitionKeyMismatch,   // the partition key header disagrees with the document
+  kUnauthorized,           // missing, malformed or wrong authorization header
+  kForbidden,              // a valid signature whose date is out of range
+  kNotFound,               // the addressed resource does not exist
+  kOwnerResourceNotFound,  // the database or container that owns it does not exist
+  kMethodNotAllowed,       // a verb the resource does not support
+  kConflict,               // an id or unique key that already exists
+  kPreconditionFailed,     // If-Match did not match the current etag
+  kRequestEntityTooLarge,  // a document or request over the size limit
+  kUnsupportedMediaType,   // a content type the operation does not accept
+  kInternal,               // a bug or an I/O failure; logged with the activity id
+};
+
+class [[nodiscard]] Status {
+ public:
+  Status() = default;  // success
+
+  static Status BadRequest(std::string message) { return {ErrorCode::kBadRequest, std::move(message)}; }
+  static Status PartitionKeyMismatch(std::string message) {
+    return {ErrorCode::kPartitionKeyMismatch, std::move(message)};
+  }
+  static Status Unauthorized(std::string message) { return {ErrorCode::kUnauthorized, std::move(message)}; }
+  static Status Forbidden(std::string message) { return {ErrorCode::kForbidden, std::move(message)}; }
+  static Status NotFound(std::string message) { return {ErrorCode::kNotFound, std::move(message)}; }
+  static Status OwnerResourceNotFound(std::string message) {
+    return {ErrorCode::kOwnerResourceNotFound, std::move(message)};
+  }
+  static Status MethodNotAllowed(std::string message) {
+    return {ErrorCode::kMethodNotAllowed, std::move(message)};
+  }
+  static Status Conflict(std::string message) { return {ErrorCode::kConflict, std::move(message)}; }
+  static Status PreconditionFailed(std::string message) {
+    return {ErrorCode::kPreconditionFailed, std::move(message)};
+  }
+  static Status RequestEntityTooLarge(std::string message) {
+    return {ErrorCode::kRequestEntityTooLarge, std::move(message)};
+  }
+  static Status UnsupportedMediaType(std::string message) {
+    return {ErrorCode::kUnsupportedMediaType, std::move(message)};
+  }
+  static Status Internal(std::string message) { return {ErrorCode::kInternal, std::move(message)}; }
+
+  bool ok() const { return code_ == ErrorCode::kOk; }
+  ErrorCode code() const { return code_; }
+  const std::string& message() const { return message_; }
+
+ private:
+  Status(ErrorCode code, std::string message) : code_(code), message_(std::move(message)) {}
+
+  ErrorCode code_ = ErrorCode::kOk;
+  std::string message_;
+};
+
+}  // namespace cosmos

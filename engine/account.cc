@@ -1,0 +1,578 @@
+#include "engine/account.h"
+
+#include <chrono>
+#include <cstdio>
+
+#include "common/json.h"
+#include "engine/container_definition.h"
+#include "engine/partition_key.h"
+#include "engine/request_charge.h"
+#include "engine/resource_id.h"
+
+namespace cosmos::engine {
+namespace {
+
+using storage::ContainerRecord;
+using storage::DatabaseRecord;
+using storage::DocumentRecord;
+using storage::SeqKind;
+using storage::Transaction;
+
+// Messages as the service words them, so that users can search for them.
+constexpr char kIdExistsMessage[] = "Entity with the specified id already exists in the system.";
+constexpr char kIdMissingMessage[] = "Entity with the specified id does not exist in the system.";
+constexpr char kOwnerMissingMessage[] = "Owner resource does not exist";
+constexpr char kPreconditionMessage[] =
+    "Operation cannot be performed because one of the specified precondition is not met.";
+constexpr char kPartitionKeyMismatchMessage[] =
+    "PartitionKey extracted from document doesn't match the one specified in the header.";
+constexpr char kPartitionKeyMissingMessage[] =
+    "The partition key supplied in x-ms-partitionkey header has fewer components than defined in "
+    "the the collection.";
+constexpr char kUniqueKeyMessage[] = "Unique index constraint violation.";
+
+// Pages of a feed stop at this many items or roughly this many bytes, whichever comes first.
+constexpr int64_t kDefaultPageItems = 100;
+constexpr int64_t kMaxPageItems = 1000;
+constexpr size_t kMaxPageBytes = 4 * 1024 * 1024;
+
+// Properties the service owns on every document; client-sent values are replaced.
+constexpr const char* kDocumentSystemProperties[] = {"_rid", "_self", "_etag", "_attachments", "_ts"};
+
+int64_t NowSeconds() {
+  return std::chrono::duration_cast<std::chrono::seconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+Result<Json> ParseObject(const std::string& body, const char* what) {
+  Json parsed = Json::parse(body, nullptr, /*allow_exceptions=*/false);
+  if (parsed.is_discarded()) {
+    return Status::BadRequest(std::string("The ") + what + " is not valid JSON.");
+  }
+  if (!parsed.is_object()) {
+    return Status::BadRequest(std::string("The ") + what + " must be a JSON object.");
+  }
+  return parsed;
+}
+
+bool HasForbiddenIdCharacter(const std::string& id) {
+  return id.find_first_of("/\\?#") != std::string::npos;
+}
+
+// Database and container ids.
+Status ValidateResourceId(const Json& object) {
+  auto id = object.find("id");
+  if (id == object.end()) {
+    return Status::BadRequest("The input content is invalid because the required properties - 'id; ' - are missing");
+  }
+  if (!id->is_string() || id->get<std::string>().empty()) {
+    return Status::BadRequest("The id must be a non-empty string.");
+  }
+  const std::string& text = id->get_ref<const std::string&>();
+  if (text.size() > kMaxResourceNameChars) {
+    return Status::BadRequest("The id '" + text.substr(0, 40) + "...' is longer than 255 characters.");
+  }
+  if (HasForbiddenIdCharacter(text) || text.back() == ' ') {
+    return Status::BadRequest("The id '" + text +
+                              "' is invalid: it cannot contain '/', '\\', '?' or '#' or end with a space.");
+  }
+  return Status();
+}
+
+Status ValidateItemId(const Json& document) {
+  auto id = document.find("id");
+  if (id == document.end()) {
+    return Status::BadRequest("The input content is invalid because the required properties - 'id; ' - are missing");
+  }
+  if (!id->is_string()) return Status::BadRequest("The id of a document must be a string.");
+  const std::string& text = id->get_ref<const std::string&>();
+  if (text.empty()) return Status::BadRequest("The id of a document cannot be empty.");
+  if (text.size() > kMaxItemIdBytes) {
+    return Status::BadRequest("The id of a document is longer than 1023 bytes.");
+  }
+  if (HasForbiddenIdCharacter(text)) {
+    return Status::BadRequest("The id '" + text +
+                              "' is invalid: it cannot contain '/', '\\', '?' or '#'.");
+  }
+  return Status();
+}
+
+std::string DatabaseSelf(const std::string& database_rid) { return "dbs/" + database_rid + "/"; }
+
+std::string ContainerSelf(const std::string& database_rid, const std::string& container_rid) {
+  return "dbs/" + database_rid + "/colls/" + container_rid + "/";
+}
+
+// A resolved container with its parsed definition.
+struct ResolvedContainer {
+  DatabaseRecord database;
+  ContainerRecord container;
+  Json properties;
+  PartitionKeyDefinition partition_key;
+  std::string database_rid;
+  std::string container_rid;
+
+  std::string OwnerPath() const { return "dbs/" + database.id + "/colls/" + container.id; }
+};
+
+// Finds a database by id or rid. As the target of the request a missing database is
+// kNotFound; as the owner of the target it is kOwnerResourceNotFound.
+Result<DatabaseRecord> FindDatabase(Transaction& txn, const ResourceName& name, bool as_owner) {
+  std::optional<DatabaseRecord> found;
+  if (name.is_rid) {
+    std::optional<ResourceId> rid = ResourceId::Parse(name.value);
+    if (rid && rid->container == 0) {
+      COSMOS_ASSIGN_OR_RETURN(found, txn.FindDatabaseBySeq(rid->database));
+    }
+  } else {
+    COSMOS_ASSIGN_OR_RETURN(found, txn.FindDatabase(name.value));
+  }
+  if (!found) {
+    return as_owner ? Status::OwnerResourceNotFound(kOwnerMissingMessage)
+                    : Status::NotFound(kIdMissingMessage);
+  }
+  return std::move(*found);
+}
+
+Result<ResolvedContainer> FindContainer(Transaction& txn, const ContainerAddress& address,
+                                        bool as_owner) {
+  COSMOS_ASSIGN_OR_RETURN(auto database, FindDatabase(txn, address.database, /*as_owner=*/true));
+  std::optional<ContainerRecord> found;
+  if (address.container.is_rid) {
+    std::optional<ResourceId> rid = ResourceId::Parse(address.container.value);
+    if (rid && rid->database == database.seq && rid->container != 0 && rid->document == 0) {
+      COSMOS_ASSIGN_OR_RETURN(found, txn.FindContainerBySeq(database.seq, rid->container));
+    }
+  } else {
+    COSMOS_ASSIGN_OR_RETURN(found, txn.FindContainer(database.seq, address.container.value));
+  }
+  if (!found) {
+    return as_owner ? Status::OwnerResourceNotFound(kOwnerMissingMessage)
+                    : Status::NotFound(kIdMissingMessage);
+  }
+  ResolvedContainer resolved;
+  resolved.properties = Json::parse(found->body);
+  COSMOS_ASSIGN_OR_RETURN(resolved.partition_key,
+                          PartitionKeyDefinition::Parse(resolved.properties["partitionKey"]));
+  resolved.database_rid = ResourceId::ForDatabase(database.seq);
+  resolved.container_rid = ResourceId::ForContainer(database.seq, found->seq);
+  resolved.database = std::move(database);
+  resolved.container = std::move(*found);
+  return resolved;
+}
+
+// The partition key a point operation names in its header. Required on every item operation.
+Result<PartitionKeyValue> HeaderPartitionKey(const ResolvedContainer& container,
+                                             const std::optional<std::string>& header) {
+  if (!header || header->empty()) return Status::BadRequest(kPartitionKeyMissingMessage);
+  return PartitionKeyValue::FromHeader(container.partition_key, *header);
+}
+
+Result<std::optional<DocumentRecord>> FindItem(Transaction& txn, const ResolvedContainer& container,
+                                               const ItemKey& key) {
+  COSMOS_ASSIGN_OR_RETURN(auto partition_key, HeaderPartitionKey(container, key.partition_key_header));
+  if (key.id.is_rid) {
+    std::optional<ResourceId> rid = ResourceId::Parse(key.id.value);
+    if (!rid || rid->document == 0 || rid->container != container.container.seq) {
+      return std::optional<DocumentRecord>();
+    }
+    COSMOS_ASSIGN_OR_RETURN(auto found, txn.FindDocumentBySeq(container.container.seq, rid->document));
+    if (found && found->partition_key != partition_key.StorageKey()) found.reset();
+    return found;
+  }
+  return txn.FindDocument(container.container.seq, partition_key.StorageKey(), key.id.value);
+}
+
+// Assembles {"_rid":..., "<key>":[bodies...], "_count":N} without re-parsing the bodies.
+std::string FeedBody(const std::string& owner_rid, const char* key,
+                     const std::vector<std::string>& bodies) {
+  size_t total = 64 + owner_rid.size();
+  for (const std::string& body : bodies) total += body.size() + 1;
+  std::string out;
+  out.reserve(total);
+  out += "{\"_rid\":";
+  out += Json(owner_rid).dump();
+  out += ",\"";
+  out += key;
+  out += "\":[";
+  for (size_t index = 0; index < bodies.size(); ++index) {
+    if (index > 0) out += ',';
+    out += bodies[index];
+  }
+  out += "],\"_count\":";
+  out += std::to_string(bodies.size());
+  out += '}';
+  return out;
+}
+
+}  // namespace
+
+Account::Account(std::unique_ptr<storage::Store> store)
+    : store_(std::move(store)),
+      etag_counter_(static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::microseconds>(
+                                              std::chrono::system_clock::now().time_since_epoch())
+                                              .count())) {}
+
+std::string Account::NewEtag() {
+  uint64_t value = etag_counter_.fetch_add(1, std::memory_order_relaxed);
+  char text[48];
+  std::snprintf(text, sizeof text, "\"00000000-0000-0000-%04x-%012llx\"",
+                static_cast<unsigned>((value >> 48) & 0xFFFF),
+                static_cast<unsigned long long>(value & 0xFFFFFFFFFFFFULL));
+  return text;
+}
+
+// ---- Databases ---------------------------------------------------------------------------
+
+Result<ResourceResponse> Account::CreateDatabase(const std::string& body) {
+  COSMOS_ASSIGN_OR_RETURN(auto definition, ParseObject(body, "database definition"));
+  COSMOS_RETURN_IF_ERROR(ValidateResourceId(definition));
+  COSMOS_ASSIGN_OR_RETURN(auto txn, store_->BeginWrite());
+  DatabaseRecord record;
+  COSMOS_ASSIGN_OR_RETURN(record.seq, txn.NextSeq(SeqKind::kDatabase));
+  record.id = definition["id"].get<std::string>();
+  std::string rid = ResourceId::ForDatabase(record.seq);
+  std::string etag = NewEtag();
+  Json resource = {{"id", record.id},         {"_rid", rid},          {"_self", DatabaseSelf(rid)},
+                   {"_etag", etag},           {"_colls", "colls/"},   {"_users", "users/"},
+                   {"_ts", NowSeconds()}};
+  record.body = resource.dump();
+  Status inserted = txn.InsertDatabase(record);
+  if (inserted.code() == ErrorCode::kConflict) return Status::Conflict(kIdExistsMessage);
+  COSMOS_RETURN_IF_ERROR(inserted);
+  COSMOS_RETURN_IF_ERROR(txn.Commit());
+  ResourceResponse response;
+  response.body = std::move(record.body);
+  response.etag = etag;
+  response.request_charge = MetadataWriteCharge();
+  return response;
+}
+
+Result<ResourceResponse> Account::ReadDatabase(const ResourceName& database) {
+  COSMOS_ASSIGN_OR_RETURN(auto txn, store_->BeginRead());
+  COSMOS_ASSIGN_OR_RETURN(auto record, FindDatabase(txn, database, /*as_owner=*/false));
+  ResourceResponse response;
+  response.etag = Json::parse(record.body)["_etag"].get<std::string>();
+  response.body = std::move(record.body);
+  response.request_charge = MetadataReadCharge();
+  return response;
+}
+
+Result<FeedResponse> Account::ListDatabases() {
+  COSMOS_ASSIGN_OR_RETURN(auto txn, store_->BeginRead());
+  COSMOS_ASSIGN_OR_RETURN(auto records, txn.ListDatabases());
+  std::vector<std::string> bodies;
+  for (auto& record : records) bodies.push_back(std::move(record.body));
+  FeedResponse response;
+  response.count = static_cast<int64_t>(bodies.size());
+  response.body = FeedBody("", "Databases", bodies);
+  response.request_charge = MetadataReadCharge();
+  return response;
+}
+
+Result<ResourceResponse> Account::DeleteDatabase(const ResourceName& database) {
+  COSMOS_ASSIGN_OR_RETURN(auto txn, store_->BeginWrite());
+  COSMOS_ASSIGN_OR_RETURN(auto record, FindDatabase(txn, database, /*as_owner=*/false));
+  COSMOS_RETURN_IF_ERROR(txn.DeleteDatabase(record.seq));
+  COSMOS_RETURN_IF_ERROR(txn.Commit());
+  ResourceResponse response;
+  response.request_charge = MetadataWriteCharge();
+  return response;
+}
+
+// ---- Containers --------------------------------------------------------------------------
+
+Result<ResourceResponse> Account::CreateContainer(const ResourceName& database,
+                                                  const std::string& body) {
+  COSMOS_ASSIGN_OR_RETURN(auto definition, ParseObject(body, "container definition"));
+  COSMOS_RETURN_IF_ERROR(ValidateResourceId(definition));
+  COSMOS_ASSIGN_OR_RETURN(auto normalized, NormalizeContainerDefinition(definition));
+  COSMOS_ASSIGN_OR_RETURN(auto txn, store_->BeginWrite());
+  COSMOS_ASSIGN_OR_RETURN(auto owner, FindDatabase(txn, database, /*as_owner=*/true));
+  ContainerRecord record;
+  COSMOS_ASSIGN_OR_RETURN(record.seq, txn.NextSeq(SeqKind::kContainer));
+  record.database_seq = owner.seq;
+  record.id = normalized["id"].get<std::string>();
+  std::string database_rid = ResourceId::ForDatabase(owner.seq);
+  std::string rid = ResourceId::ForContainer(owner.seq, record.seq);
+  std::string etag = NewEtag();
+  normalized["_rid"] = rid;
+  normalized["_ts"] = NowSeconds();
+  normalized["_self"] = ContainerSelf(database_rid, rid);
+  normalized["_etag"] = etag;
+  normalized["_docs"] = "docs/";
+  normalized["_sprocs"] = "sprocs/";
+  normalized["_triggers"] = "triggers/";
+  normalized["_udfs"] = "udfs/";
+  normalized["_conflicts"] = "conflicts/";
+  record.body = normalized.dump();
+  Status inserted = txn.InsertContainer(record);
+  if (inserted.code() == ErrorCode::kConflict) return Status::Conflict(kIdExistsMessage);
+  COSMOS_RETURN_IF_ERROR(inserted);
+  COSMOS_RETURN_IF_ERROR(txn.Commit());
+  ResourceResponse response;
+  response.body = std::move(record.body);
+  response.etag = etag;
+  response.request_charge = MetadataWriteCharge();
+  response.owner_path = "dbs/" + owner.id;
+  response.owner_rid = database_rid;
+  return response;
+}
+
+Result<ResourceResponse> Account::ReadContainer(const ContainerAddress& container) {
+  COSMOS_ASSIGN_OR_RETURN(auto txn, store_->BeginRead());
+  COSMOS_ASSIGN_OR_RETURN(auto resolved, FindContainer(txn, container, /*as_owner=*/false));
+  ResourceResponse response;
+  response.etag = resolved.properties["_etag"].get<std::string>();
+  response.body = std::move(resolved.container.body);
+  response.request_charge = MetadataReadCharge();
+  response.lsn = resolved.container.lsn;
+  response.owner_path = "dbs/" + resolved.database.id;
+  response.owner_rid = resolved.database_rid;
+  return response;
+}
+
+Result<FeedResponse> Account::ListContainers(const ResourceName& database) {
+  COSMOS_ASSIGN_OR_RETURN(auto txn, store_->BeginRead());
+  COSMOS_ASSIGN_OR_RETURN(auto owner, FindDatabase(txn, database, /*as_owner=*/true));
+  COSMOS_ASSIGN_OR_RETURN(auto records, txn.ListContainers(owner.seq));
+  std::vector<std::string> bodies;
+  for (auto& record : records) bodies.push_back(std::move(record.body));
+  FeedResponse response;
+  response.owner_rid = ResourceId::ForDatabase(owner.seq);
+  response.owner_path = "dbs/" + owner.id;
+  response.count = static_cast<int64_t>(bodies.size());
+  response.body = FeedBody(response.owner_rid, "DocumentCollections", bodies);
+  response.request_charge = MetadataReadCharge();
+  return response;
+}
+
+Result<ResourceResponse> Account::ReplaceContainer(const ContainerAddress& container,
+                                                   const std::string& body) {
+  COSMOS_ASSIGN_OR_RETURN(auto definition, ParseObject(body, "container definition"));
+  COSMOS_RETURN_IF_ERROR(ValidateResourceId(definition));
+  COSMOS_ASSIGN_OR_RETURN(auto txn, store_->BeginWrite());
+  COSMOS_ASSIGN_OR_RETURN(auto resolved, FindContainer(txn, container, /*as_owner=*/false));
+  if (definition["id"] != resolved.container.id) {
+    return Status::BadRequest("The id in the container definition does not match the id in the path.");
+  }
+  // A replace that leaves out the partition key keeps the one the container has.
+  if (!definition.contains("partitionKey")) definition["partitionKey"] = resolved.properties["partitionKey"];
+  COSMOS_ASSIGN_OR_RETURN(auto normalized, NormalizeContainerDefinition(definition));
+  COSMOS_RETURN_IF_ERROR(CheckContainerReplace(resolved.properties, normalized));
+  std::string etag = NewEtag();
+  for (const char* system : {"_rid", "_self", "_docs", "_sprocs", "_triggers", "_udfs", "_conflicts"}) {
+    normalized[system] = resolved.properties[system];
+  }
+  normalized["_ts"] = NowSeconds();
+  normalized["_etag"] = etag;
+  std::string text = normalized.dump();
+  COSMOS_RETURN_IF_ERROR(txn.UpdateContainerBody(resolved.container.seq, text));
+  COSMOS_RETURN_IF_ERROR(txn.Commit());
+  ResourceResponse response;
+  response.body = std::move(text);
+  response.etag = etag;
+  response.request_charge = MetadataWriteCharge();
+  response.owner_path = "dbs/" + resolved.database.id;
+  response.owner_rid = resolved.database_rid;
+  return response;
+}
+
+Result<ResourceResponse> Account::DeleteContainer(const ContainerAddress& container) {
+  COSMOS_ASSIGN_OR_RETURN(auto txn, store_->BeginWrite());
+  COSMOS_ASSIGN_OR_RETURN(auto resolved, FindContainer(txn, container, /*as_owner=*/false));
+  COSMOS_RETURN_IF_ERROR(txn.DeleteContainer(resolved.container.seq));
+  COSMOS_RETURN_IF_ERROR(txn.Commit());
+  ResourceResponse response;
+  response.request_charge = MetadataWriteCharge();
+  response.owner_path = "dbs/" + resolved.database.id;
+  response.owner_rid = resolved.database_rid;
+  return response;
+}
+
+// ---- Items -------------------------------------------------------------------------------
+
+Result<ResourceResponse> Account::CreateItem(const ItemWrite& write) {
+  return WriteItem(write, WriteMode::kCreate, nullptr);
+}
+
+Result<ResourceResponse> Account::UpsertItem(const ItemWrite& write) {
+  return WriteItem(write, WriteMode::kUpsert, nullptr);
+}
+
+Result<ResourceResponse> Account::ReplaceItem(const ItemWrite& write, const ResourceName& id) {
+  return WriteItem(write, WriteMode::kReplace, &id);
+}
+
+Result<ResourceResponse> Account::WriteItem(const ItemWrite& write, WriteMode mode,
+                                            const ResourceName* replace_id) {
+  if (write.body.size() > kMaxDocumentBytes) {
+    return Status::RequestEntityTooLarge("Request size is too large");
+  }
+  COSMOS_ASSIGN_OR_RETURN(auto document, ParseObject(write.body, "document"));
+  COSMOS_RETURN_IF_ERROR(ValidateItemId(document));
+  std::string id = document["id"].get<std::string>();
+
+  COSMOS_ASSIGN_OR_RETURN(auto txn, store_->BeginWrite());
+  COSMOS_ASSIGN_OR_RETURN(auto container, FindContainer(txn, write.container, /*as_owner=*/true));
+  COSMOS_ASSIGN_OR_RETURN(auto header_key,
+                          HeaderPartitionKey(container, write.partition_key_header));
+  PartitionKeyValue document_key = PartitionKeyValue::FromDocument(container.partition_key, document);
+  if (!(header_key == document_key)) {
+    return Status::PartitionKeyMismatch(kPartitionKeyMismatchMessage);
+  }
+  std::string partition_key = document_key.StorageKey();
+
+  std::optional<DocumentRecord> existing;
+  if (mode == WriteMode::kReplace) {
+    ItemKey key{write.container, write.partition_key_header, *replace_id};
+    COSMOS_ASSIGN_OR_RETURN(existing, FindItem(txn, container, key));
+    if (!existing) return Status::NotFound(kIdMissingMessage);
+    if (existing->id != id) {
+      return Status::BadRequest("The id in the document does not match the id in the path.");
+    }
+  } else {
+    COSMOS_ASSIGN_OR_RETURN(existing, txn.FindDocument(container.container.seq, partition_key, id));
+    if (existing && mode == WriteMode::kCreate) return Status::Conflict(kIdExistsMessage);
+  }
+  // If-Match guards a replace of an existing document; an upsert that inserts ignores it.
+  if (existing && write.preconditions.if_match && *write.preconditions.if_match != existing->etag) {
+    return Status::PreconditionFailed(kPreconditionMessage);
+  }
+
+  DocumentRecord record;
+  if (existing) {
+    record.seq = existing->seq;
+  } else {
+    COSMOS_ASSIGN_OR_RETURN(record.seq, txn.NextSeq(SeqKind::kDocument));
+  }
+  COSMOS_ASSIGN_OR_RETURN(record.lsn, txn.NextLsn(container.container.seq));
+  record.partition_key = partition_key;
+  record.id = id;
+  record.etag = NewEtag();
+  for (const char* system : kDocumentSystemProperties) document.erase(system);
+  std::string rid = ResourceId::ForDocument(container.database.seq, container.container.seq, record.seq);
+  document["_rid"] = rid;
+  document["_self"] = ContainerSelf(container.database_rid, container.container_rid) + "docs/" + rid + "/";
+  document["_etag"] = record.etag;
+  document["_attachments"] = "attachments/";
+  document["_ts"] = NowSeconds();
+  record.body = document.dump();
+
+  UniqueKeyPolicy unique_keys = UniqueKeyPolicy::FromDefinition(container.properties);
+  if (!unique_keys.keys.empty()) {
+    if (existing) COSMOS_RETURN_IF_ERROR(txn.DeleteUniqueKeyEntries(container.container.seq, record.seq));
+    std::vector<std::string> values = unique_keys.ValuesOf(document);
+    for (size_t index = 0; index < values.size(); ++index) {
+      Status inserted = txn.InsertUniqueKeyEntry(container.container.seq, partition_key,
+                                                 static_cast<int>(index), values[index], record.seq);
+      if (inserted.code() == ErrorCode::kConflict) return Status::Conflict(kUniqueKeyMessage);
+      COSMOS_RETURN_IF_ERROR(inserted);
+    }
+  }
+  if (existing) {
+    COSMOS_RETURN_IF_ERROR(txn.UpdateDocument(container.container.seq, record));
+  } else {
+    Status inserted = txn.InsertDocument(container.container.seq, record);
+    if (inserted.code() == ErrorCode::kConflict) return Status::Conflict(kIdExistsMessage);
+    COSMOS_RETURN_IF_ERROR(inserted);
+  }
+  COSMOS_RETURN_IF_ERROR(txn.Commit());
+
+  ResourceResponse response;
+  response.request_charge = WriteCharge(record.body.size());
+  response.body = std::move(record.body);
+  response.etag = std::move(record.etag);
+  response.created = !existing;
+  response.lsn = record.lsn;
+  response.owner_path = container.OwnerPath();
+  response.owner_rid = container.container_rid;
+  return response;
+}
+
+Result<ResourceResponse> Account::ReadItem(const ItemKey& key, const Preconditions& preconditions) {
+  COSMOS_ASSIGN_OR_RETURN(auto txn, store_->BeginRead());
+  COSMOS_ASSIGN_OR_RETURN(auto container, FindContainer(txn, key.container, /*as_owner=*/true));
+  COSMOS_ASSIGN_OR_RETURN(auto found, FindItem(txn, container, key));
+  if (!found) return Status::NotFound(kIdMissingMessage);
+  ResourceResponse response;
+  response.request_charge = ReadCharge(found->body.size());
+  response.not_modified = preconditions.if_none_match && *preconditions.if_none_match == found->etag;
+  if (!response.not_modified) response.body = std::move(found->body);
+  response.etag = std::move(found->etag);
+  response.lsn = container.container.lsn;
+  response.owner_path = container.OwnerPath();
+  response.owner_rid = container.container_rid;
+  return response;
+}
+
+Result<ResourceResponse> Account::DeleteItem(const ItemKey& key, const Preconditions& preconditions) {
+  COSMOS_ASSIGN_OR_RETURN(auto txn, store_->BeginWrite());
+  COSMOS_ASSIGN_OR_RETURN(auto container, FindContainer(txn, key.container, /*as_owner=*/true));
+  COSMOS_ASSIGN_OR_RETURN(auto found, FindItem(txn, container, key));
+  if (!found) return Status::NotFound(kIdMissingMessage);
+  if (preconditions.if_match && *preconditions.if_match != found->etag) {
+    return Status::PreconditionFailed(kPreconditionMessage);
+  }
+  COSMOS_ASSIGN_OR_RETURN(int64_t lsn, txn.NextLsn(container.container.seq));
+  COSMOS_RETURN_IF_ERROR(txn.DeleteDocument(container.container.seq, *found));
+  COSMOS_RETURN_IF_ERROR(txn.Commit());
+  ResourceResponse response;
+  response.request_charge = WriteCharge(found->body.size());
+  response.lsn = lsn;
+  response.owner_path = container.OwnerPath();
+  response.owner_rid = container.container_rid;
+  return response;
+}
+
+Result<FeedResponse> Account::ReadItemFeed(const ContainerAddress& address, const FeedOptions& options) {
+  std::optional<storage::DocumentPosition> after;
+  if (options.continuation && !options.continuation->empty()) {
+    Json token = Json::parse(*options.continuation, nullptr, /*allow_exceptions=*/false);
+    if (token.is_discarded() || !token.is_array() || token.size() != 2 || !token[0].is_string() ||
+        !token[1].is_string()) {
+      return Status::BadRequest("The continuation token '" + *options.continuation + "' is malformed.");
+    }
+    after = storage::DocumentPosition{token[0].get<std::string>(), token[1].get<std::string>()};
+  }
+  int64_t page_items = options.max_item_count > 0
+                           ? std::min(options.max_item_count, kMaxPageItems)
+                           : (options.max_item_count == -1 ? kMaxPageItems : kDefaultPageItems);
+
+  COSMOS_ASSIGN_OR_RETURN(auto txn, store_->BeginRead());
+  COSMOS_ASSIGN_OR_RETURN(auto container, FindContainer(txn, address, /*as_owner=*/true));
+  std::optional<std::string> partition_key;
+  if (options.partition_key_header && !options.partition_key_header->empty()) {
+    COSMOS_ASSIGN_OR_RETURN(auto value, PartitionKeyValue::FromHeader(container.partition_key,
+                                                                      *options.partition_key_header));
+    partition_key = value.StorageKey();
+  }
+  // One row more than the page tells whether another page follows.
+  COSMOS_ASSIGN_OR_RETURN(auto rows, txn.ListDocuments(container.container.seq, partition_key,
+                                                       after, page_items + 1));
+  std::vector<std::string> bodies;
+  size_t bytes = 0;
+  std::optional<storage::DocumentPosition> last;
+  for (auto& row : rows) {
+    if (static_cast<int64_t>(bodies.size()) == page_items || (bytes > 0 && bytes + row.body.size() > kMaxPageBytes)) {
+      break;
+    }
+    bytes += row.body.size();
+    last = storage::DocumentPosition{row.partition_key, row.id};
+    bodies.push_back(std::move(row.body));
+  }
+  FeedResponse response;
+  if (bodies.size() < rows.size() && last) {
+    response.continuation = Json::array({last->partition_key, last->id}).dump(-1, ' ', /*ensure_ascii=*/true);
+  }
+  response.count = static_cast<int64_t>(bodies.size());
+  response.body = FeedBody(container.container_rid, "Documents", bodies);
+  response.request_charge = ReadCharge(bytes);
+  response.lsn = container.container.lsn;
+  response.owner_path = container.OwnerPath();
+  response.owner_rid = container.container_rid;
+  return response;
+}
+
+}  // namespace cosmos::engine

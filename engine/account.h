@@ -1,0 +1,123 @@
+// Account: the Cosmos DB rules for databases, containers and items, on top of a Store.
+// It validates ids and definitions, extracts partition keys, stamps system properties
+// (_rid, _self, _etag, _ts), enforces uniqueness and preconditions, and prices each operation.
+// It speaks typed requests and JSON text, never HTTP.
+// Thread-safety: safe to call from many threads; each call is one Store transaction.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "common/result.h"
+#include "storage/store.h"
+
+namespace cosmos::engine {
+
+// How a request names a resource: by its id, or by its _rid (rid-based paths).
+struct ResourceName {
+  std::string value;
+  bool is_rid = false;
+};
+
+struct ContainerAddress {
+  ResourceName database;
+  ResourceName container;
+};
+
+// What an operation on one resource returns.
+struct ResourceResponse {
+  std::string body;          // JSON text of the resource (empty after a delete)
+  std::string etag;          // the resource's _etag, quotes included
+  double request_charge = 0;
+  bool created = false;      // upsert inserted rather than replaced
+  bool not_modified = false; // If-None-Match matched: answer 304 without a body
+  int64_t lsn = 0;           // container LSN after the operation (item operations)
+  std::string owner_path;    // name-based path of the parent, e.g. "dbs/db/colls/c"
+  std::string owner_rid;     // _rid of the parent
+};
+
+// One page of a feed (list of databases, containers or documents).
+struct FeedResponse {
+  std::string body;          // {"_rid":..., "<Key>":[...], "_count":N}
+  int64_t count = 0;
+  std::optional<std::string> continuation;
+  double request_charge = 0;
+  int64_t lsn = 0;
+  std::string owner_path;
+  std::string owner_rid;
+};
+
+// Optimistic concurrency and conditional reads.
+struct Preconditions {
+  std::optional<std::string> if_match;       // write only if the current _etag equals this
+  std::optional<std::string> if_none_match;  // read: answer not_modified if the _etag equals this
+};
+
+struct ItemWrite {
+  ContainerAddress container;
+  std::optional<std::string> partition_key_header;  // raw x-ms-documentdb-partitionkey
+  std::string body;                                  // the document JSON text
+  Preconditions preconditions;
+};
+
+struct ItemKey {
+  ContainerAddress container;
+  std::optional<std::string> partition_key_header;
+  ResourceName id;
+};
+
+struct FeedOptions {
+  int64_t max_item_count = -1;               // -1: the server chooses the page size
+  std::optional<std::string> continuation;   // from the previous page
+  std::optional<std::string> partition_key_header;  // restricts a document feed to one partition
+};
+
+// Limits from the service documentation.
+inline constexpr size_t kMaxDocumentBytes = 2 * 1024 * 1024;
+inline constexpr size_t kMaxItemIdBytes = 1023;
+inline constexpr size_t kMaxResourceNameChars = 255;
+
+class Account {
+ public:
+  explicit Account(std::unique_ptr<storage::Store> store);
+
+  // Databases. Create returns kConflict if the id exists; the others kNotFound if missing.
+  Result<ResourceResponse> CreateDatabase(const std::string& body);
+  Result<ResourceResponse> ReadDatabase(const ResourceName& database);
+  Result<FeedResponse> ListDatabases();
+  Result<ResourceResponse> DeleteDatabase(const ResourceName& database);
+
+  // Containers. kOwnerResourceNotFound when the database is missing; kBadRequest for an
+  // invalid definition or a replace that changes the partition key or unique keys.
+  Result<ResourceResponse> CreateContainer(const ResourceName& database, const std::string& body);
+  Result<ResourceResponse> ReadContainer(const ContainerAddress& container);
+  Result<FeedResponse> ListContainers(const ResourceName& database);
+  Result<ResourceResponse> ReplaceContainer(const ContainerAddress& container,
+                                            const std::string& body);
+  Result<ResourceResponse> DeleteContainer(const ContainerAddress& container);
+
+  // Items. kOwnerResourceNotFound when the container is missing; kBadRequest for a malformed
+  // document or id; kPartitionKeyMismatch when the header disagrees with the document;
+  // kRequestEntityTooLarge over 2 MB; kConflict for a duplicate id or unique key;
+  // kPreconditionFailed when If-Match is stale; kNotFound for a missing item.
+  Result<ResourceResponse> CreateItem(const ItemWrite& write);
+  Result<ResourceResponse> UpsertItem(const ItemWrite& write);
+  Result<ResourceResponse> ReplaceItem(const ItemWrite& write, const ResourceName& id);
+  Result<ResourceResponse> ReadItem(const ItemKey& key, const Preconditions& preconditions);
+  Result<ResourceResponse> DeleteItem(const ItemKey& key, const Preconditions& preconditions);
+  Result<FeedResponse> ReadItemFeed(const ContainerAddress& container, const FeedOptions& options);
+
+ private:
+  enum class WriteMode { kCreate, kUpsert, kReplace };
+  Result<ResourceResponse> WriteItem(const ItemWrite& write, WriteMode mode,
+                                     const ResourceName* replace_id);
+  std::string NewEtag();
+
+  std::unique_ptr<storage::Store> store_;
+  std::atomic<uint64_t> etag_counter_;  // seeded from the clock so etags stay new across restarts
+};
+
+}  // namespace cosmos::engine

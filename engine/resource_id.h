@@ -1,0 +1,27 @@
+// Resource ids (`_rid`): the structured base64 ids SDKs parse, derived from storage sequence
+// numbers. Layout (bytes): database 0-3 (little-endian, non-zero); collection 4-7 with the
+// high bit of byte 4 set; document 8-15 (little-endian, top nibble of byte 15 = 0 = Document).
+// Base64 with '/' written as '-'. Pure functions; thread-safe.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace cosmos::engine {
+
+struct ResourceId {
+  int64_t database = 0;
+  int64_t container = 0;  // 0 when the id names a database
+  int64_t document = 0;   // 0 when the id names a database or container
+
+  static std::string ForDatabase(int64_t database_seq);
+  static std::string ForContainer(int64_t database_seq, int64_t container_seq);
+  static std::string ForDocument(int64_t database_seq, int64_t container_seq, int64_t document_seq);
+
+  // Parses a database, container or document rid. Returns nullopt for anything else.
+  static std::optional<ResourceId> Parse(std::string_view text);
+};
+
+}  // namespace cosmos::engine

@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Installs the Debian 12 packages cosmolite builds and tests with.
+# Idempotent: when every package is already present it does nothing (no apt-get update).
+set -euo pipefail
+
+packages=(
+  build-essential cmake pkg-config
+  libboost-dev            # Boost.Beast / Asio (header-only, 1.74)
+  libssl-dev              # TLS and HMAC-SHA256
+  libsqlite3-dev
+  nlohmann-json3-dev
+  libspdlog-dev
+  libcli11-dev
+  catch2                  # Catch2 v2 unit tests
+  openssl
+)
+
+missing=()
+for pkg in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$pkg")
+  fi
+done
+# The conformance suite needs Node.js and npm; keep a Node the machine already has.
+if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
+  missing+=(nodejs npm)
+fi
+
+if [ ${#missing[@]} -eq 0 ]; then
+  exit 0
+fi
+
+echo "install-deps: installing ${missing[*]}"
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"

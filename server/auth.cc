@@ -1,0 +1,180 @@
+#include "server/auth.h"
+
+#include <openssl/crypto.h>
+#include <openssl/evp.h>
+#include <openssl/hmac.h>
+
+#include <array>
+#include <cstdio>
+#include <ctime>
+
+#include "common/encoding.h"
+#include "server/headers.h"
+
+namespace cosmos::server {
+namespace {
+
+constexpr std::array<const char*, 12> kMonths = {"Jan", "Feb", "Mar", "Apr", "May", "Jun",
+                                                 "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"};
+constexpr std::array<const char*, 7> kWeekdays = {"Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"};
+
+// Splits "type=master&ver=1.0&sig=..." into its three fields.
+struct AuthFields {
+  std::string type;
+  std::string version;
+  std::string signature;
+};
+
+std::optional<AuthFields> ParseAuthorization(std::string_view header) {
+  std::optional<std::string> decoded = PercentDecode(header);
+  if (!decoded) return std::nullopt;
+  AuthFields fields;
+  std::string_view rest = *decoded;
+  while (!rest.empty()) {
+    size_t amp = rest.find('&');
+    std::string_view pair = rest.substr(0, amp);
+    rest = amp == std::string_view::npos ? std::string_view() : rest.substr(amp + 1);
+    size_t eq = pair.find('=');
+    if (eq == std::string_view::npos) return std::nullopt;
+    std::string_view name = pair.substr(0, eq);
+    std::string value(pair.substr(eq + 1));
+    if (name == "type") {
+      fields.type = value;
+    } else if (name == "ver") {
+      fields.version = value;
+    } else if (name == "sig") {
+      fields.signature = value;  // base64 may itself contain '=' and '&' is never in base64
+    }
+  }
+  if (fields.type.empty() || fields.version.empty() || fields.signature.empty()) return std::nullopt;
+  return fields;
+}
+
+std::string Escape(std::string_view text) {  // shows the string-to-sign on one line
+  std::string out;
+  for (char c : text) {
+    if (c == '\n') {
+      out += "\\n";
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+std::optional<int64_t> ParseHttpDate(std::string_view text) {
+  char weekday[4] = {}, month[4] = {}, zone[4] = {};
+  int day = 0, year = 0, hour = 0, minute = 0, second = 0;
+  std::string copy(text);
+  if (std::sscanf(copy.c_str(), "%3s, %d %3s %d %d:%d:%d %3s", weekday, &day, month, &year, &hour,
+                  &minute, &second, zone) != 8) {
+    return std::nullopt;
+  }
+  if (!EqualsIgnoreCaseAscii(zone, "GMT") && !EqualsIgnoreCaseAscii(zone, "UTC")) return std::nullopt;
+  int month_index = -1;
+  for (size_t index = 0; index < kMonths.size(); ++index) {
+    if (EqualsIgnoreCaseAscii(month, kMonths[index])) month_index = static_cast<int>(index);
+  }
+  if (month_index < 0 || day < 1 || day > 31 || hour > 23 || minute > 59 || second > 60) {
+    return std::nullopt;
+  }
+  std::tm tm{};
+  tm.tm_year = year - 1900;
+  tm.tm_mon = month_index;
+  tm.tm_mday = day;
+  tm.tm_hour = hour;
+  tm.tm_min = minute;
+  tm.tm_sec = second;
+  return static_cast<int64_t>(timegm(&tm));
+}
+
+std::string FormatHttpDate(int64_t epoch_seconds) {
+  std::time_t time = static_cast<std::time_t>(epoch_seconds);
+  std::tm tm{};
+  gmtime_r(&time, &tm);
+  char text[40];
+  std::snprintf(text, sizeof text, "%s, %02d %s %04d %02d:%02d:%02d GMT", kWeekdays[tm.tm_wday],
+                tm.tm_mday, kMonths[tm.tm_mon], tm.tm_year + 1900, tm.tm_hour, tm.tm_min, tm.tm_sec);
+  return text;
+}
+
+Result<MasterKeyAuth> MasterKeyAuth::Create(std::string_view master_key) {
+  std::optional<std::vector<uint8_t>> key = Base64Decode(master_key);
+  if (!key || key->empty()) return Status::BadRequest("The account key must be base64.");
+  return MasterKeyAuth(std::move(*key));
+}
+
+std::string MasterKeyAuth::StringToSign(std::string_view verb, std::string_view resource_type,
+                                        std::string_view resource_link, std::string_view ms_date,
+                                        std::string_view date) {
+  std::string text;
+  text += ToLowerAscii(verb) + "\n";
+  text += ToLowerAscii(resource_type) + "\n";
+  text += std::string(resource_link) + "\n";
+  text += ToLowerAscii(ms_date) + "\n";
+  text += ToLowerAscii(date) + "\n";
+  return text;
+}
+
+std::string MasterKeyAuth::Sign(std::string_view string_to_sign) const {
+  std::vector<uint8_t> digest(EVP_MAX_MD_SIZE);
+  unsigned int length = 0;
+  HMAC(EVP_sha256(), key_.data(), static_cast<int>(key_.size()),
+       reinterpret_cast<const unsigned char*>(string_to_sign.data()), string_to_sign.size(),
+       digest.data(), &length);
+  digest.resize(length);
+  return Base64Encode(digest);
+}
+
+Status MasterKeyAuth::Verify(const HttpRequest& request, std::string_view resource_type,
+                             std::string_view resource_link, int64_t now_seconds) const {
+  std::optional<std::string> header = request.headers.Get(headers::kAuthorization);
+  if (!header || header->empty()) {
+    return Status::Unauthorized(
+        "Required Header authorization is missing. Ensure a valid Authorization token is passed.");
+  }
+  std::optional<AuthFields> fields = ParseAuthorization(*header);
+  if (!fields) {
+    return Status::Unauthorized(
+        "The authorization header is malformed: expected a URL-encoded "
+        "'type=master&ver=1.0&sig=<signature>'.");
+  }
+  if (fields->type != "master") {
+    return Status::Unauthorized("The authorization type '" + fields->type +
+                                "' is not supported; sign requests with the master key (type=master).");
+  }
+  if (fields->version != "1.0") {
+    return Status::Unauthorized("The authorization version '" + fields->version + "' is not supported; use 1.0.");
+  }
+
+  std::string ms_date = request.headers.Get(headers::kMsDate).value_or("");
+  std::string date = ms_date.empty() ? request.headers.Get(headers::kDate).value_or("") : "";
+  std::optional<int64_t> signed_at = ParseHttpDate(ms_date.empty() ? date : ms_date);
+  if (!signed_at) {
+    return Status::Unauthorized(
+        "The input date header is invalid format. Please pass in RFC 1123 style date format in "
+        "the x-ms-date or Date header.");
+  }
+
+  std::string string_to_sign = StringToSign(request.method, resource_type, resource_link, ms_date, date);
+  std::string expected = Sign(string_to_sign);
+  if (expected.size() != fields->signature.size() ||
+      CRYPTO_memcmp(expected.data(), fields->signature.data(), expected.size()) != 0) {
+    return Status::Unauthorized(
+        "The input authorization token can't serve the request. Please check that the expected "
+        "payload is built as per the protocol, and check the key being used. Server used the "
+        "following payload to sign: '" + Escape(string_to_sign) + "'");
+  }
+  if (*signed_at < now_seconds - kAllowedClockSkewSeconds ||
+      *signed_at > now_seconds + kAllowedClockSkewSeconds) {
+    return Status::Forbidden(
+        "The authorization token is not valid at the current time. Please create another token "
+        "and retry (token start time: " + FormatHttpDate(*signed_at) +
+        ", current server time: " + FormatHttpDate(now_seconds) + ").");
+  }
+  return Status();
+}
+
+}  // namespace cosmos::server

@@ -1,0 +1,49 @@
+// MasterKeyAuth: verifies the master-key HMAC-SHA256 signature on a Cosmos request, as the
+// REST reference defines it: authorization = URL-encoded "type=master&ver=1.0&sig=<base64>",
+// signed over "verb\nresourcetype\nresourcelink\nx-ms-date\ndate\n" (lowercased except the link).
+// Thread-safety: immutable after construction; Verify may run on many threads at once.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/result.h"
+#include "server/http_message.h"
+
+namespace cosmos::server {
+
+// Parses an RFC 1123 date ("Tue, 01 Nov 1994 08:12:31 GMT") into seconds since the epoch.
+std::optional<int64_t> ParseHttpDate(std::string_view text);
+// Formats seconds since the epoch as an RFC 1123 date.
+std::string FormatHttpDate(int64_t epoch_seconds);
+
+class MasterKeyAuth {
+ public:
+  // The allowed difference between the request's date and the server clock.
+  static constexpr int64_t kAllowedClockSkewSeconds = 15 * 60;
+
+  // Returns kBadRequest if `master_key` is not base64.
+  static Result<MasterKeyAuth> Create(std::string_view master_key);
+
+  // The string the signature covers.
+  static std::string StringToSign(std::string_view verb, std::string_view resource_type,
+                                  std::string_view resource_link, std::string_view ms_date,
+                                  std::string_view date);
+  std::string Sign(std::string_view string_to_sign) const;
+
+  // Checks the request's authorization header. Returns kUnauthorized when it is missing,
+  // malformed or signed wrongly (the message quotes the string-to-sign the server used), and
+  // kForbidden when the date is more than 15 minutes from `now_seconds`.
+  Status Verify(const HttpRequest& request, std::string_view resource_type,
+                std::string_view resource_link, int64_t now_seconds) const;
+
+ private:
+  explicit MasterKeyAuth(std::vector<uint8_t> key) : key_(std::move(key)) {}
+  std::vector<uint8_t> key_;
+};
+
+}  // namespace cosmos::server

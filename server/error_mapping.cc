@@ -1,0 +1,37 @@
+#include "server/error_mapping.h"
+
+#include "common/json.h"
+#include "server/headers.h"
+
+namespace cosmos::server {
+
+HttpError MapError(ErrorCode code) {
+  switch (code) {
+    case ErrorCode::kBadRequest: return {400, 0, "BadRequest"};
+    case ErrorCode::kPartitionKeyMismatch: return {400, 1001, "BadRequest"};
+    case ErrorCode::kUnauthorized: return {401, 0, "Unauthorized"};
+    case ErrorCode::kForbidden: return {403, 0, "Forbidden"};
+    case ErrorCode::kNotFound: return {404, 0, "NotFound"};
+    case ErrorCode::kOwnerResourceNotFound: return {404, 1003, "NotFound"};
+    case ErrorCode::kMethodNotAllowed: return {405, 0, "MethodNotAllowed"};
+    case ErrorCode::kConflict: return {409, 0, "Conflict"};
+    case ErrorCode::kPreconditionFailed: return {412, 0, "PreconditionFailed"};
+    case ErrorCode::kRequestEntityTooLarge: return {413, 0, "RequestEntityTooLarge"};
+    case ErrorCode::kUnsupportedMediaType: return {415, 0, "UnsupportedMediaType"};
+    case ErrorCode::kOk:  // a success is never an error answer; treat as a bug
+    case ErrorCode::kInternal: return {500, 0, "InternalServerError"};
+  }
+  return {500, 0, "InternalServerError"};
+}
+
+HttpResponse ErrorResponse(const Status& status, const std::string& activity_id) {
+  HttpError error = MapError(status.code());
+  HttpResponse response;
+  response.status = error.status;
+  if (error.substatus != 0) response.AddHeader(headers::kSubstatus, std::to_string(error.substatus));
+  Json body = {{"code", error.code}, {"message", status.message() + "\r\nActivityId: " + activity_id}};
+  response.body = body.dump();
+  return response;
+}
+
+}  // namespace cosmos::server

@@ -1,0 +1,43 @@
+// Wire names of the Cosmos DB REST headers the server reads or writes.
+#pragma once
+
+namespace cosmos::server::headers {
+
+// Request
+inline constexpr char kAuthorization[] = "authorization";
+inline constexpr char kMsDate[] = "x-ms-date";
+inline constexpr char kDate[] = "date";
+inline constexpr char kPartitionKey[] = "x-ms-documentdb-partitionkey";
+inline constexpr char kIsUpsert[] = "x-ms-documentdb-is-upsert";
+inline constexpr char kIsQuery[] = "x-ms-documentdb-isquery";
+inline constexpr char kIsQueryPlanRequest[] = "x-ms-cosmos-is-query-plan-request";
+inline constexpr char kIsBatchRequest[] = "x-ms-cosmos-is-batch-request";
+inline constexpr char kMaxItemCount[] = "x-ms-max-item-count";
+inline constexpr char kIfMatch[] = "if-match";
+inline constexpr char kIfNoneMatch[] = "if-none-match";
+inline constexpr char kAIm[] = "a-im";
+inline constexpr char kPrefer[] = "prefer";
+inline constexpr char kContentType[] = "content-type";
+inline constexpr char kHost[] = "host";
+
+// Both directions
+inline constexpr char kActivityId[] = "x-ms-activity-id";
+inline constexpr char kContinuation[] = "x-ms-continuation";
+inline constexpr char kSessionToken[] = "x-ms-session-token";
+
+// Response
+inline constexpr char kRequestCharge[] = "x-ms-request-charge";
+inline constexpr char kSubstatus[] = "x-ms-substatus";
+inline constexpr char kItemCount[] = "x-ms-item-count";
+inline constexpr char kEtag[] = "etag";
+inline constexpr char kLsn[] = "lsn";
+inline constexpr char kItemLsn[] = "x-ms-item-lsn";
+inline constexpr char kGlobalCommittedLsn[] = "x-ms-global-committed-lsn";
+inline constexpr char kContentPath[] = "x-ms-content-path";
+inline constexpr char kAltContentPath[] = "x-ms-alt-content-path";
+inline constexpr char kRequestDurationMs[] = "x-ms-request-duration-ms";
+inline constexpr char kServiceVersion[] = "x-ms-serviceversion";
+inline constexpr char kResponseDate[] = "Date";
+inline constexpr char kResponseContentType[] = "Content-Type";
+
+}  // namespace cosmos::server::headers

@@ -1,0 +1,118 @@
+// cosmolite: a local Azure Cosmos DB (NoSQL API) emulator. Parses flags, opens the store and
+// serves the REST API until SIGINT or SIGTERM.
+#include <CLI/CLI.hpp>
+#include <spdlog/spdlog.h>
+
+#include <chrono>
+#include <filesystem>
+#include <thread>
+
+#include "engine/account.h"
+#include "server/http_server.h"
+#include "server/request_handler.h"
+#include "server/tls_certificate.h"
+
+namespace {
+
+constexpr char kEmulatorKey[] =
+    "C2y6yDjf5/R+ob0N8A7Cgv30VRDJIWEHLM+4QDU5DE2nQ9nDuVTqobD4b8mGGyPMbIZnqyMsEcaGQy67XIw/Jw==";
+constexpr char kDatabaseFile[] = "cosmolite.db";
+
+struct Flags {
+  unsigned short port = 8081;
+  std::string host = "127.0.0.1";
+  std::string data_dir = "./cosmolite-data";
+  bool in_memory = false;
+  std::string key = kEmulatorKey;
+  bool no_tls = false;
+  std::string cert;
+  std::string cert_key;
+  int threads = static_cast<int>(std::max(2u, std::thread::hardware_concurrency()));
+  std::string log_level = "info";
+  bool sync_full = false;
+};
+
+int Fail(const std::string& message) {
+  spdlog::critical("{}", message);
+  return 1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  auto started = std::chrono::steady_clock::now();
+  Flags flags;
+  CLI::App app{"cosmolite: a local Azure Cosmos DB (NoSQL API) emulator.\n"
+               "Every flag can also be set through the environment variable named after it."};
+  app.add_option("--port", flags.port, "TCP port to listen on")->envname("COSMOLITE_PORT")->capture_default_str();
+  app.add_option("--host", flags.host, "address to listen on (0.0.0.0 for every interface)")
+      ->envname("COSMOLITE_HOST")->capture_default_str();
+  app.add_option("--data-dir", flags.data_dir, "directory for the data file and the generated certificate")
+      ->envname("COSMOLITE_DATA_DIR")->capture_default_str();
+  app.add_flag("--in-memory", flags.in_memory, "keep nothing on disk; all data is lost on exit")
+      ->envname("COSMOLITE_IN_MEMORY");
+  app.add_option("--key", flags.key, "account master key (base64); default: the well-known emulator key")
+      ->envname("COSMOLITE_KEY");
+  app.add_flag("--no-tls", flags.no_tls, "serve plain HTTP only (by default HTTPS and HTTP share the port)")
+      ->envname("COSMOLITE_NO_TLS");
+  app.add_option("--cert", flags.cert, "PEM certificate (chain) to serve instead of the generated one")
+      ->envname("COSMOLITE_CERT");
+  app.add_option("--cert-key", flags.cert_key, "PEM private key of --cert")->envname("COSMOLITE_CERT_KEY");
+  app.add_option("--threads", flags.threads, "I/O threads")->envname("COSMOLITE_THREADS")->capture_default_str()
+      ->check(CLI::Range(1, 256));
+  app.add_option("--log-level", flags.log_level, "trace, debug, info, warn, error or off")
+      ->envname("COSMOLITE_LOG_LEVEL")->capture_default_str();
+  app.add_flag("--sync-full", flags.sync_full,
+               "fsync every commit (survives power loss); default WAL + synchronous=NORMAL survives "
+               "a process crash")->envname("COSMOLITE_SYNC_FULL");
+  CLI11_PARSE(app, argc, argv);
+
+  spdlog::set_level(spdlog::level::from_str(flags.log_level));
+  spdlog::set_pattern("%Y-%m-%dT%H:%M:%S.%e %^%l%$ %v");
+
+  std::optional<std::string> data_dir;
+  cosmos::storage::StoreOptions store_options;
+  store_options.sync_every_commit = flags.sync_full;
+  if (!flags.in_memory) {
+    std::error_code ec;
+    std::filesystem::create_directories(flags.data_dir, ec);
+    if (ec) return Fail("cannot create the data directory " + flags.data_dir + ": " + ec.message());
+    data_dir = flags.data_dir;
+    store_options.path = (std::filesystem::path(flags.data_dir) / kDatabaseFile).string();
+  }
+  auto store = cosmos::storage::Store::Open(store_options);
+  if (!store.ok()) return Fail(store.status().message());
+  cosmos::engine::Account account(std::move(store).value());
+
+  auto auth = cosmos::server::MasterKeyAuth::Create(flags.key);
+  if (!auth.ok()) return Fail("--key: " + auth.status().message());
+
+  cosmos::server::ServerOptions server_options;
+  server_options.host = flags.host;
+  server_options.port = flags.port;
+  server_options.threads = flags.threads;
+  std::string certificate_path = "none (plain HTTP)";
+  if (!flags.no_tls) {
+    auto tls = cosmos::server::LoadOrCreateCertificate(flags.cert, flags.cert_key, data_dir);
+    if (!tls.ok()) return Fail(tls.status().message());
+    server_options.certificate_pem = tls->certificate_pem;
+    server_options.private_key_pem = tls->private_key_pem;
+    certificate_path = tls->certificate_path;
+  }
+
+  cosmos::server::HandlerOptions handler_options;
+  handler_options.certificate_pem = server_options.certificate_pem;
+  handler_options.fallback_host = flags.host + ":" + std::to_string(flags.port);
+  cosmos::server::RequestHandler handler(account, std::move(auth).value(), handler_options);
+  cosmos::server::HttpServer server(server_options, handler);
+  if (auto status = server.Listen(); !status.ok()) return Fail(status.message());
+
+  double ready_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
+  std::string scheme = flags.no_tls ? "http" : "https";
+  spdlog::info("cosmolite ready in {:.1f} ms: endpoint {}://{}:{}/ key {} certificate {} data {}", ready_ms,
+               scheme, flags.host, server.BoundPort(), flags.key, certificate_path,
+               flags.in_memory ? std::string("in memory") : store_options.path);
+  server.Run();
+  spdlog::info("cosmolite stopped");
+  return 0;
+}

@@ -1,0 +1,412 @@
+#include "server/request_handler.h"
+
+#include <charconv>
+#include <chrono>
+#include <cstdio>
+#include <random>
+
+#include "common/json.h"
+#include "engine/request_charge.h"
+#include "server/error_mapping.h"
+#include "server/headers.h"
+
+namespace cosmos::server {
+namespace {
+
+using engine::ContainerAddress;
+using engine::FeedResponse;
+using engine::ResourceName;
+using engine::ResourceResponse;
+
+constexpr char kServiceVersion[] = "version=2.14.0.0";
+
+std::string NewActivityId() {
+  thread_local std::mt19937_64 random{std::random_device{}()};
+  uint64_t high = random(), low = random();
+  char text[40];
+  std::snprintf(text, sizeof text, "%08x-%04x-4%03x-%04x-%012llx", static_cast<unsigned>(high >> 32),
+                static_cast<unsigned>((high >> 16) & 0xFFFF), static_cast<unsigned>(high & 0xFFF),
+                static_cast<unsigned>(((low >> 48) & 0x3FFF) | 0x8000),
+                static_cast<unsigned long long>(low & 0xFFFFFFFFFFFFULL));
+  return text;
+}
+
+std::string FormatCharge(double charge) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.2f", charge);
+  return text;
+}
+
+ResourceName NameAt(const ResourcePath& path, size_t index) {
+  return ResourceName{path.ids[index], path.is_rid_based};
+}
+
+ContainerAddress ContainerOf(const ResourcePath& path) {
+  return ContainerAddress{NameAt(path, 0), NameAt(path, 1)};
+}
+
+// Media type without parameters, lowercased: "application/json; charset=utf-8" -> "application/json".
+std::string MediaType(const HttpRequest& request) {
+  std::string value = request.headers.Get(headers::kContentType).value_or("");
+  value = value.substr(0, value.find(';'));
+  while (!value.empty() && value.back() == ' ') value.pop_back();
+  return ToLowerAscii(value);
+}
+
+Status RequireJsonBody(const HttpRequest& request) {
+  std::string media = MediaType(request);
+  if (!media.empty() && media != "application/json") {
+    return Status::UnsupportedMediaType("The content type '" + media +
+                                        "' is not supported here; send application/json.");
+  }
+  return Status();
+}
+
+Status RejectUnsupportedPost(const HttpRequest& request) {
+  if (request.headers.IsTrue(headers::kIsQuery) || request.headers.IsTrue(headers::kIsQueryPlanRequest) ||
+      MediaType(request) == "application/query+json") {
+    return Status::BadRequest("Queries are not supported by this cosmolite build yet.");
+  }
+  if (request.headers.IsTrue(headers::kIsBatchRequest)) {
+    return Status::BadRequest("Batch requests are not supported by this cosmolite build yet.");
+  }
+  return RequireJsonBody(request);
+}
+
+Result<int64_t> MaxItemCount(const HttpRequest& request) {
+  std::optional<std::string> text = request.headers.Get(headers::kMaxItemCount);
+  if (!text || text->empty()) return int64_t{0};
+  int64_t value = 0;
+  auto [end, error] = std::from_chars(text->data(), text->data() + text->size(), value);
+  if (error != std::errc() || end != text->data() + text->size() || value < -1 || value == 0) {
+    return Status::BadRequest("Invalid value '" + *text + "' for x-ms-max-item-count: use -1 or a positive integer.");
+  }
+  return value;
+}
+
+engine::Preconditions PreconditionsOf(const HttpRequest& request) {
+  return {request.headers.Get(headers::kIfMatch), request.headers.Get(headers::kIfNoneMatch)};
+}
+
+bool WantsMinimalResponse(const HttpRequest& request) {
+  std::string prefer = ToLowerAscii(request.headers.Get(headers::kPrefer).value_or(""));
+  return prefer.find("return=minimal") != std::string::npos;
+}
+
+// Headers every item and container response carries.
+void AddResourceHeaders(HttpResponse& response, const std::string& etag, const std::string& owner_path,
+                        const std::string& owner_rid) {
+  if (!etag.empty()) response.AddHeader(headers::kEtag, etag);
+  if (!owner_rid.empty()) response.AddHeader(headers::kContentPath, owner_rid);
+  if (!owner_path.empty()) response.AddHeader(headers::kAltContentPath, owner_path);
+}
+
+// Session consistency bookkeeping: the SDKs echo the token on later reads.
+void AddLsnHeaders(HttpResponse& response, int64_t lsn) {
+  std::string text = std::to_string(lsn);
+  response.AddHeader(headers::kSessionToken, "0:-1#" + text);
+  response.AddHeader(headers::kLsn, text);
+  response.AddHeader(headers::kGlobalCommittedLsn, text);
+}
+
+HttpResponse FromResource(ResourceResponse resource, int status, bool with_lsn) {
+  HttpResponse response;
+  response.status = status;
+  response.body = std::move(resource.body);
+  response.AddHeader(headers::kRequestCharge, FormatCharge(resource.request_charge));
+  AddResourceHeaders(response, resource.etag, resource.owner_path, resource.owner_rid);
+  if (with_lsn) {
+    AddLsnHeaders(response, resource.lsn);
+    response.AddHeader(headers::kItemLsn, std::to_string(resource.lsn));
+  }
+  return response;
+}
+
+HttpResponse FromFeed(FeedResponse feed, bool with_lsn) {
+  HttpResponse response;
+  response.body = std::move(feed.body);
+  response.AddHeader(headers::kRequestCharge, FormatCharge(feed.request_charge));
+  response.AddHeader(headers::kItemCount, std::to_string(feed.count));
+  if (feed.continuation) response.AddHeader(headers::kContinuation, *feed.continuation);
+  AddResourceHeaders(response, "", feed.owner_path, feed.owner_rid);
+  if (with_lsn) AddLsnHeaders(response, feed.lsn);
+  return response;
+}
+
+HttpResponse PlainText(int status, std::string content_type, std::string body) {
+  HttpResponse response;
+  response.status = status;
+  response.AddHeader(headers::kResponseContentType, std::move(content_type));
+  response.body = std::move(body);
+  return response;
+}
+
+Status WrongMethod(const HttpRequest& request) {
+  return Status::MethodNotAllowed("The verb " + request.method + " is not allowed on this resource.");
+}
+
+}  // namespace
+
+RequestHandler::RequestHandler(engine::Account& account, MasterKeyAuth auth, HandlerOptions options)
+    : account_(account), auth_(std::move(auth)), options_(std::move(options)) {
+  if (!options_.now_seconds) {
+    options_.now_seconds = [] {
+      return std::chrono::duration_cast<std::chrono::seconds>(
+                 std::chrono::system_clock::now().time_since_epoch())
+          .count();
+    };
+  }
+}
+
+HttpResponse RequestHandler::Handle(const HttpRequest& request) const {
+  auto started = std::chrono::steady_clock::now();
+  std::string path_text = request.target.substr(0, request.target.find('?'));
+
+  // Operational endpoints: no signature, as with the official emulators.
+  if (request.method == "GET" && (path_text == "/alive" || path_text == "/ready")) {
+    return PlainText(200, "text/plain", "OK");
+  }
+  if (request.method == "GET" && path_text == "/_explorer/emulator.pem") {
+    if (options_.certificate_pem.empty()) return PlainText(404, "text/plain", "TLS is off\n");
+    return PlainText(200, "application/x-pem-file", options_.certificate_pem);
+  }
+
+  std::string activity_id = request.headers.Get(headers::kActivityId).value_or("");
+  if (activity_id.empty()) activity_id = NewActivityId();
+
+  HttpResponse response;
+  Result<ResourcePath> path = ResourcePath::Parse(path_text);
+  Status status = path.ok() ? Status() : path.status();
+  if (status.ok()) {
+    status = auth_.Verify(request, path->auth_resource_type, path->auth_resource_link,
+                          options_.now_seconds());
+  }
+  if (status.ok()) {
+    Result<HttpResponse> dispatched = Dispatch(request, *path);
+    if (dispatched.ok()) {
+      response = std::move(dispatched.value());
+    } else {
+      status = dispatched.status();
+    }
+  }
+  if (!status.ok()) {
+    response = ErrorResponse(status, activity_id);
+    bool authenticated = status.code() != ErrorCode::kUnauthorized && status.code() != ErrorCode::kForbidden;
+    response.AddHeader(headers::kRequestCharge,
+                       FormatCharge(authenticated ? engine::FailedRequestCharge() : 0.0));
+  }
+
+  response.AddHeader(headers::kActivityId, activity_id);
+  response.AddHeader(headers::kResponseDate, FormatHttpDate(options_.now_seconds()));
+  response.AddHeader(headers::kServiceVersion, kServiceVersion);
+  if (!response.body.empty() && !response.FindHeader(headers::kResponseContentType)) {
+    response.AddHeader(headers::kResponseContentType, "application/json");
+  }
+  double elapsed_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
+  char duration[32];
+  std::snprintf(duration, sizeof duration, "%.3f", elapsed_ms);
+  response.AddHeader(headers::kRequestDurationMs, duration);
+  return response;
+}
+
+Result<HttpResponse> RequestHandler::Dispatch(const HttpRequest& request, const ResourcePath& path) const {
+  const std::string& method = request.method;
+  switch (path.kind) {
+    case ResourceKind::kAccount:
+      if (method != "GET") return WrongMethod(request);
+      return DatabaseAccount(request);
+
+    case ResourceKind::kDatabase:
+      if (path.is_feed) {
+        if (method == "GET") {
+          COSMOS_ASSIGN_OR_RETURN(auto feed, account_.ListDatabases());
+          return FromFeed(std::move(feed), false);
+        }
+        if (method == "POST") {
+          COSMOS_RETURN_IF_ERROR(RejectUnsupportedPost(request));
+          COSMOS_ASSIGN_OR_RETURN(auto created, account_.CreateDatabase(request.body));
+          return FromResource(std::move(created), 201, false);
+        }
+        return WrongMethod(request);
+      }
+      if (method == "GET") {
+        COSMOS_ASSIGN_OR_RETURN(auto database, account_.ReadDatabase(NameAt(path, 0)));
+        return FromResource(std::move(database), 200, false);
+      }
+      if (method == "DELETE") {
+        COSMOS_ASSIGN_OR_RETURN(auto deleted, account_.DeleteDatabase(NameAt(path, 0)));
+        return FromResource(std::move(deleted), 204, false);
+      }
+      return WrongMethod(request);
+
+    case ResourceKind::kContainer:
+      if (path.is_feed) {
+        if (method == "GET") {
+          COSMOS_ASSIGN_OR_RETURN(auto feed, account_.ListContainers(NameAt(path, 0)));
+          return FromFeed(std::move(feed), false);
+        }
+        if (method == "POST") {
+          COSMOS_RETURN_IF_ERROR(RejectUnsupportedPost(request));
+          COSMOS_ASSIGN_OR_RETURN(auto created, account_.CreateContainer(NameAt(path, 0), request.body));
+          return FromResource(std::move(created), 201, false);
+        }
+        return WrongMethod(request);
+      }
+      if (method == "GET") {
+        COSMOS_ASSIGN_OR_RETURN(auto container, account_.ReadContainer(ContainerOf(path)));
+        return FromResource(std::move(container), 200, false);
+      }
+      if (method == "PUT") {
+        COSMOS_RETURN_IF_ERROR(RequireJsonBody(request));
+        COSMOS_ASSIGN_OR_RETURN(auto replaced, account_.ReplaceContainer(ContainerOf(path), request.body));
+        return FromResource(std::move(replaced), 200, false);
+      }
+      if (method == "DELETE") {
+        COSMOS_ASSIGN_OR_RETURN(auto deleted, account_.DeleteContainer(ContainerOf(path)));
+        return FromResource(std::move(deleted), 204, false);
+      }
+      return WrongMethod(request);
+
+    case ResourceKind::kPartitionKeyRange:
+      if (!path.is_feed || method != "GET") return WrongMethod(request);
+      return PartitionKeyRanges(request, path);
+
+    case ResourceKind::kDocument:
+      break;
+  }
+
+  std::optional<std::string> partition_key = request.headers.Get(headers::kPartitionKey);
+  if (path.is_feed) {
+    if (method == "GET") {
+      if (request.headers.Get(headers::kAIm)) {
+        return Status::BadRequest("The change feed is not supported by this cosmolite build yet.");
+      }
+      engine::FeedOptions options;
+      COSMOS_ASSIGN_OR_RETURN(options.max_item_count, MaxItemCount(request));
+      if (options.max_item_count == 0) options.max_item_count = 100;
+      options.continuation = request.headers.Get(headers::kContinuation);
+      options.partition_key_header = partition_key;
+      COSMOS_ASSIGN_OR_RETURN(auto feed, account_.ReadItemFeed(ContainerOf(path), options));
+      return FromFeed(std::move(feed), true);
+    }
+    if (method == "POST") {
+      COSMOS_RETURN_IF_ERROR(RejectUnsupportedPost(request));
+      engine::ItemWrite write{ContainerOf(path), partition_key, request.body, PreconditionsOf(request)};
+      bool upsert = request.headers.IsTrue(headers::kIsUpsert);
+      COSMOS_ASSIGN_OR_RETURN(auto written, upsert ? account_.UpsertItem(write) : account_.CreateItem(write));
+      int status = written.created ? 201 : 200;
+      if (WantsMinimalResponse(request)) written.body.clear();
+      return FromResource(std::move(written), status, true);
+    }
+    return WrongMethod(request);
+  }
+
+  engine::ItemKey key{ContainerOf(path), partition_key, NameAt(path, 2)};
+  if (method == "GET") {
+    COSMOS_ASSIGN_OR_RETURN(auto item, account_.ReadItem(key, PreconditionsOf(request)));
+    int status = item.not_modified ? 304 : 200;
+    return FromResource(std::move(item), status, true);
+  }
+  if (method == "PUT") {
+    COSMOS_RETURN_IF_ERROR(RequireJsonBody(request));
+    engine::ItemWrite write{key.container, partition_key, request.body, PreconditionsOf(request)};
+    COSMOS_ASSIGN_OR_RETURN(auto replaced, account_.ReplaceItem(write, key.id));
+    if (WantsMinimalResponse(request)) replaced.body.clear();
+    return FromResource(std::move(replaced), 200, true);
+  }
+  if (method == "DELETE") {
+    COSMOS_ASSIGN_OR_RETURN(auto deleted, account_.DeleteItem(key, PreconditionsOf(request)));
+    return FromResource(std::move(deleted), 204, true);
+  }
+  if (method == "PATCH") {
+    return Status::MethodNotAllowed("Partial document update (PATCH) is not supported by this cosmolite build yet.");
+  }
+  return WrongMethod(request);
+}
+
+HttpResponse RequestHandler::DatabaseAccount(const HttpRequest& request) const {
+  std::string host = request.headers.Get(headers::kHost).value_or(options_.fallback_host);
+  std::string endpoint = (request.secure ? "https://" : "http://") + host + "/";
+  Json location = {{"name", "South Central US"}, {"databaseAccountEndpoint", endpoint}};
+  Json query_engine = {{"maxSqlQueryInputLength", 262144},
+                       {"maxJoinsPerSqlQuery", 10},
+                       {"maxLogicalAndPerSqlQuery", 500},
+                       {"maxLogicalOrPerSqlQuery", 500},
+                       {"maxUdfRefPerSqlQuery", 10},
+                       {"maxInExpressionItemsCount", 16000},
+                       {"queryMaxInMemorySortDocumentCount", 500},
+                       {"maxQueryRequestTimeoutFraction", 0.9},
+                       {"sqlAllowNonFiniteNumbers", false},
+                       {"sqlAllowAggregateFunctions", true},
+                       {"sqlAllowSubQuery", true},
+                       {"sqlAllowScalarSubQuery", true},
+                       {"allowNewKeywords", true},
+                       {"sqlAllowLike", true},
+                       {"sqlAllowGroupByClause", true},
+                       {"maxSpatialQueryCells", 12},
+                       {"spatialMaxGeometryPointCount", 256},
+                       {"sqlDisableOptimizationFlags", 0},
+                       {"enableSpatialIndexing", true}};
+  Json account = {
+      {"_self", ""},
+      {"id", "localhost"},
+      {"_rid", "localhost"},
+      {"media", "//media/"},
+      {"addresses", "//addresses/"},
+      {"_dbs", "//dbs/"},
+      {"writableLocations", Json::array({location})},
+      {"readableLocations", Json::array({location})},
+      {"enableMultipleWriteLocations", false},
+      {"continuousBackupEnabled", false},
+      {"enableNRegionSynchronousCommit", false},
+      {"enablePerPartitionFailoverBehavior", false},
+      {"userReplicationPolicy", {{"asyncReplication", false}, {"minReplicaSetSize", 1}, {"maxReplicasetSize", 4}}},
+      {"userConsistencyPolicy", {{"defaultConsistencyLevel", "Session"}}},
+      {"systemReplicationPolicy", {{"minReplicaSetSize", 1}, {"maxReplicasetSize", 4}}},
+      {"readPolicy", {{"primaryReadCoefficient", 1}, {"secondaryReadCoefficient", 1}}},
+      {"queryEngineConfiguration", query_engine.dump()}};
+  HttpResponse response;
+  response.body = account.dump();
+  response.AddHeader(headers::kRequestCharge, FormatCharge(0));
+  response.AddHeader("x-ms-max-media-storage-usage-mb", "10240");
+  response.AddHeader("x-ms-media-storage-usage-mb", "0");
+  return response;
+}
+
+// One physical partition covers the whole key space ["", "FF") until the partitioning work
+// lands; the feed has the service's shape and answers 304 to a client whose etag is current.
+Result<HttpResponse> RequestHandler::PartitionKeyRanges(const HttpRequest& request,
+                                                        const ResourcePath& path) const {
+  COSMOS_ASSIGN_OR_RETURN(auto container, account_.ReadContainer(ContainerOf(path)));
+  Json properties = Json::parse(container.body);
+  std::string container_rid = properties["_rid"].get<std::string>();
+  std::string etag = properties["_etag"].get<std::string>();
+  std::optional<std::string> if_none_match = request.headers.Get(headers::kIfNoneMatch);
+  HttpResponse response;
+  response.AddHeader(headers::kRequestCharge, FormatCharge(engine::MetadataReadCharge()));
+  response.AddHeader(headers::kEtag, etag);
+  if (if_none_match && *if_none_match == etag) {
+    response.status = 304;
+    return response;
+  }
+  Json range = {{"_rid", container_rid},
+                {"id", "0"},
+                {"_etag", etag},
+                {"minInclusive", ""},
+                {"maxExclusive", "FF"},
+                {"ridPrefix", 0},
+                {"_self", properties["_self"].get<std::string>() + "pkranges/0/"},
+                {"throughputFraction", 1},
+                {"status", "online"},
+                {"parents", Json::array()},
+                {"_ts", properties["_ts"]},
+                {"lsn", container.lsn}};
+  Json feed = {{"_rid", container_rid}, {"PartitionKeyRanges", Json::array({range})}, {"_count", 1}};
+  response.body = feed.dump();
+  response.AddHeader(headers::kItemCount, "1");
+  AddResourceHeaders(response, "", container.owner_path + "/colls/" + properties["id"].get<std::string>(),
+                     container_rid);
+  return response;
+}
+
+}  // namespace cosmos::server

@@ -1,0 +1,41 @@
+// RequestHandler: turns one Cosmos REST request into one response. It parses the path, checks
+// the master-key signature, reads the Cosmos headers, calls the engine and writes the Cosmos
+// response headers. It never sees a socket.
+// Thread-safety: Handle may run on many threads at once.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+
+#include "engine/account.h"
+#include "server/auth.h"
+#include "server/http_message.h"
+#include "server/resource_path.h"
+
+namespace cosmos::server {
+
+struct HandlerOptions {
+  std::string certificate_pem;  // served at /_explorer/emulator.pem; empty without TLS
+  std::string fallback_host;    // host:port advertised when a request has no Host header
+  // Clock for signature dates; replaceable in tests.
+  std::function<int64_t()> now_seconds;
+};
+
+class RequestHandler {
+ public:
+  RequestHandler(engine::Account& account, MasterKeyAuth auth, HandlerOptions options);
+
+  HttpResponse Handle(const HttpRequest& request) const;
+
+ private:
+  Result<HttpResponse> Dispatch(const HttpRequest& request, const ResourcePath& path) const;
+  HttpResponse DatabaseAccount(const HttpRequest& request) const;
+  Result<HttpResponse> PartitionKeyRanges(const HttpRequest& request, const ResourcePath& path) const;
+
+  engine::Account& account_;
+  MasterKeyAuth auth_;
+  HandlerOptions options_;
+};
+
+}  // namespace cosmos::server

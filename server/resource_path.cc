@@ -1,0 +1,79 @@
+#include "server/resource_path.h"
+
+#include "common/encoding.h"
+#include "engine/resource_id.h"
+
+namespace cosmos::server {
+namespace {
+
+// The resource type a segment names at each depth: /dbs/{id}/colls/{id}/{docs|pkranges}/{id}.
+bool TypeAllowedAt(size_t depth, std::string_view type, ResourceKind* kind) {
+  if (depth == 0 && type == "dbs") {
+    *kind = ResourceKind::kDatabase;
+    return true;
+  }
+  if (depth == 1 && type == "colls") {
+    *kind = ResourceKind::kContainer;
+    return true;
+  }
+  if (depth == 2 && type == "docs") {
+    *kind = ResourceKind::kDocument;
+    return true;
+  }
+  if (depth == 2 && type == "pkranges") {
+    *kind = ResourceKind::kPartitionKeyRange;
+    return true;
+  }
+  return false;
+}
+
+Status UnknownPath(std::string_view path) {
+  return Status::NotFound("The path '" + std::string(path) + "' names no resource.");
+}
+
+}  // namespace
+
+Result<ResourcePath> ResourcePath::Parse(std::string_view path) {
+  std::vector<std::string> segments;
+  size_t pos = 0;
+  while (pos < path.size()) {
+    size_t slash = path.find('/', pos);
+    if (slash == std::string_view::npos) slash = path.size();
+    if (slash > pos) {
+      std::optional<std::string> decoded = PercentDecode(path.substr(pos, slash - pos));
+      if (!decoded) return Status::BadRequest("The path '" + std::string(path) + "' has a malformed escape.");
+      segments.push_back(std::move(*decoded));
+    }
+    pos = slash + 1;
+  }
+
+  ResourcePath result;
+  for (size_t index = 0; index < segments.size(); index += 2) {
+    if (!TypeAllowedAt(index / 2, segments[index], &result.kind)) return UnknownPath(path);
+    if (index + 1 < segments.size()) {
+      if (segments[index + 1].empty()) return UnknownPath(path);
+      result.ids.push_back(segments[index + 1]);
+    }
+  }
+  result.is_feed = !segments.empty() && segments.size() % 2 == 1;
+  if (!segments.empty()) result.auth_resource_type = segments[segments.size() - (result.is_feed ? 1 : 2)];
+
+  if (!result.ids.empty()) {
+    std::optional<engine::ResourceId> database_rid = engine::ResourceId::Parse(result.ids[0]);
+    result.is_rid_based = database_rid && database_rid->container == 0;
+  }
+  // Signed link: a feed is signed with its parent, an item with itself. Name-based links are
+  // the decoded path; rid-based links are the lowercased rid of that resource alone.
+  size_t link_segments = result.is_feed ? segments.size() - 1 : segments.size();
+  if (result.is_rid_based) {
+    if (link_segments > 0) result.auth_resource_link = ToLowerAscii(segments[link_segments - 1]);
+  } else {
+    for (size_t index = 0; index < link_segments; ++index) {
+      if (index > 0) result.auth_resource_link += '/';
+      result.auth_resource_link += segments[index];
+    }
+  }
+  return result;
+}
+
+}  // namespace cosmos::server

@@ -1,0 +1,108 @@
+#include "storage/sqlite/connection.h"
+
+#include <sqlite3.h>
+
+namespace cosmos::storage::sqlite {
+namespace {
+
+Status SqliteError(sqlite3* db, std::string_view what) {
+  return Status::Internal(std::string(what) + ": " + sqlite3_errmsg(db));
+}
+
+}  // namespace
+
+Statement::~Statement() { sqlite3_finalize(stmt_); }
+
+Statement& Statement::Bind(int index, int64_t value) {
+  sqlite3_bind_int64(stmt_, index, value);
+  return *this;
+}
+
+Statement& Statement::Bind(int index, std::string_view value) {
+  sqlite3_bind_text(stmt_, index, value.data(), static_cast<int>(value.size()), SQLITE_TRANSIENT);
+  return *this;
+}
+
+Statement& Statement::BindNull(int index) {
+  sqlite3_bind_null(stmt_, index);
+  return *this;
+}
+
+Result<bool> Statement::Step() {
+  int rc = sqlite3_step(stmt_);
+  if (rc == SQLITE_ROW) return true;
+  if (rc == SQLITE_DONE) return false;
+  return SqliteError(sqlite3_db_handle(stmt_), "sqlite step");
+}
+
+Status Statement::Run() {
+  for (;;) {
+    Result<bool> row = Step();
+    if (!row.ok()) return row.status();
+    if (!row.value()) return Status();
+  }
+}
+
+void Statement::Reset() {
+  sqlite3_reset(stmt_);
+  sqlite3_clear_bindings(stmt_);
+}
+
+int64_t Statement::ColumnInt(int column) const { return sqlite3_column_int64(stmt_, column); }
+
+std::string Statement::ColumnText(int column) const {
+  const auto* text = reinterpret_cast<const char*>(sqlite3_column_text(stmt_, column));
+  int size = sqlite3_column_bytes(stmt_, column);
+  return text ? std::string(text, static_cast<size_t>(size)) : std::string();
+}
+
+bool Statement::ColumnIsNull(int column) const {
+  return sqlite3_column_type(stmt_, column) == SQLITE_NULL;
+}
+
+Result<std::unique_ptr<Connection>> Connection::Open(const std::string& path) {
+  sqlite3* db = nullptr;
+  int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX;
+  if (sqlite3_open_v2(path.c_str(), &db, flags, nullptr) != SQLITE_OK) {
+    Status status = SqliteError(db, "cannot open " + path);
+    sqlite3_close(db);
+    return status;
+  }
+  sqlite3_busy_timeout(db, 5000);
+  return std::unique_ptr<Connection>(new Connection(db));
+}
+
+Connection::~Connection() {
+  statements_.clear();  // finalize before close
+  sqlite3_close(db_);
+}
+
+Status Connection::Execute(std::string_view sql) {
+  char* error = nullptr;
+  std::string text(sql);
+  if (sqlite3_exec(db_, text.c_str(), nullptr, nullptr, &error) != SQLITE_OK) {
+    std::string message = error ? error : "unknown error";
+    sqlite3_free(error);
+    return Status::Internal("sqlite exec: " + message);
+  }
+  return Status();
+}
+
+Result<Statement*> Connection::Prepare(const std::string& sql) {
+  auto found = statements_.find(sql);
+  if (found != statements_.end()) {
+    found->second->Reset();
+    return found->second.get();
+  }
+  sqlite3_stmt* stmt = nullptr;
+  if (sqlite3_prepare_v3(db_, sql.c_str(), static_cast<int>(sql.size()), SQLITE_PREPARE_PERSISTENT,
+                         &stmt, nullptr) != SQLITE_OK) {
+    return SqliteError(db_, "sqlite prepare");
+  }
+  auto inserted = statements_.emplace(sql, std::make_unique<Statement>(stmt));
+  return inserted.first->second.get();
+}
+
+int64_t Connection::Changes() const { return sqlite3_changes64(db_); }
+
+}  // namespace cosmos::storage::sqlite

@@ -1,0 +1,71 @@
+// Thin RAII wrappers over SQLite: a Connection and its cached prepared Statements.
+// The only place in the code base that includes sqlite3.h.
+// Thread-safety: none. A Connection and its Statements belong to one thread at a time;
+// the Store serialises access with its own mutex.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "common/result.h"
+
+struct sqlite3;
+struct sqlite3_stmt;
+
+namespace cosmos::storage::sqlite {
+
+class Statement {
+ public:
+  explicit Statement(sqlite3_stmt* stmt) : stmt_(stmt) {}
+  Statement(const Statement&) = delete;
+  Statement& operator=(const Statement&) = delete;
+  ~Statement();
+
+  // Binding is 1-based, as in SQLite. Each Bind* returns *this for chaining.
+  Statement& Bind(int index, int64_t value);
+  Statement& Bind(int index, std::string_view value);
+  Statement& BindNull(int index);
+
+  // Runs one step. Returns true when a row is available, false when done.
+  Result<bool> Step();
+  // Runs to completion, ignoring rows (for INSERT/UPDATE/DELETE).
+  Status Run();
+  // Clears bindings and rewinds; called automatically by Connection::Prepare.
+  void Reset();
+
+  int64_t ColumnInt(int column) const;
+  std::string ColumnText(int column) const;
+  bool ColumnIsNull(int column) const;
+
+ private:
+  sqlite3_stmt* stmt_;
+};
+
+class Connection {
+ public:
+  // Opens (creating if needed) the database at `path`; ":memory:" keeps it in memory.
+  static Result<std::unique_ptr<Connection>> Open(const std::string& path);
+  Connection(const Connection&) = delete;
+  Connection& operator=(const Connection&) = delete;
+  ~Connection();
+
+  // Executes one or more statements without results (schema, pragmas, BEGIN/COMMIT).
+  Status Execute(std::string_view sql);
+  // Returns a cached prepared statement, reset and ready to bind. The reference stays valid
+  // for the lifetime of the Connection; do not hold two uses of the same SQL at once.
+  Result<Statement*> Prepare(const std::string& sql);
+
+  int64_t Changes() const;
+
+ private:
+  explicit Connection(sqlite3* db) : db_(db) {}
+
+  sqlite3* db_;
+  std::map<std::string, std::unique_ptr<Statement>, std::less<>> statements_;
+};
+
+}  // namespace cosmos::storage::sqlite

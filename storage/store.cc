@@ -1,0 +1,389 @@
+#include "storage/store.h"
+
+#include "storage/sqlite/connection.h"
+
+namespace cosmos::storage {
+namespace {
+
+// Schema version 1. Documents sit in an ordinary rowid table: ~1 KB bodies in a WITHOUT ROWID
+// table spill into overflow pages and make inserts and point reads several times slower.
+// The unique index on (container, partition_key, id) makes each logical partition one index
+// range. AUTOINCREMENT keeps sequence numbers (and so resource ids) from ever being reused.
+constexpr char kSchema[] = R"sql(
+CREATE TABLE IF NOT EXISTS databases(
+  seq INTEGER PRIMARY KEY AUTOINCREMENT,
+  id TEXT NOT NULL UNIQUE,
+  body TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS containers(
+  seq INTEGER PRIMARY KEY AUTOINCREMENT,
+  database_seq INTEGER NOT NULL,
+  id TEXT NOT NULL,
+  body TEXT NOT NULL,
+  lsn INTEGER NOT NULL DEFAULT 0,
+  UNIQUE(database_seq, id));
+CREATE TABLE IF NOT EXISTS documents(
+  seq INTEGER PRIMARY KEY AUTOINCREMENT,
+  container_seq INTEGER NOT NULL,
+  partition_key TEXT NOT NULL,
+  id TEXT NOT NULL,
+  body TEXT NOT NULL,
+  etag TEXT NOT NULL,
+  lsn INTEGER NOT NULL);
+CREATE UNIQUE INDEX IF NOT EXISTS documents_by_key ON documents(container_seq, partition_key, id);
+CREATE TABLE IF NOT EXISTS logical_partitions(
+  container_seq INTEGER NOT NULL,
+  partition_key TEXT NOT NULL,
+  document_count INTEGER NOT NULL,
+  total_bytes INTEGER NOT NULL,
+  PRIMARY KEY(container_seq, partition_key)) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS unique_key_entries(
+  container_seq INTEGER NOT NULL,
+  partition_key TEXT NOT NULL,
+  key_index INTEGER NOT NULL,
+  value TEXT NOT NULL,
+  document_seq INTEGER NOT NULL,
+  PRIMARY KEY(container_seq, partition_key, key_index, value)) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS unique_key_entries_by_document
+  ON unique_key_entries(container_seq, document_seq);
+PRAGMA user_version = 1;
+)sql";
+
+constexpr char kDocumentColumns[] = "seq, partition_key, id, body, etag, lsn";
+
+DocumentRecord ReadDocument(const sqlite::Statement& stmt) {
+  DocumentRecord record;
+  record.seq = stmt.ColumnInt(0);
+  record.partition_key = stmt.ColumnText(1);
+  record.id = stmt.ColumnText(2);
+  record.body = stmt.ColumnText(3);
+  record.etag = stmt.ColumnText(4);
+  record.lsn = stmt.ColumnInt(5);
+  return record;
+}
+
+ContainerRecord ReadContainer(const sqlite::Statement& stmt) {
+  ContainerRecord record;
+  record.seq = stmt.ColumnInt(0);
+  record.database_seq = stmt.ColumnInt(1);
+  record.id = stmt.ColumnText(2);
+  record.body = stmt.ColumnText(3);
+  record.lsn = stmt.ColumnInt(4);
+  return record;
+}
+
+DatabaseRecord ReadDatabase(const sqlite::Statement& stmt) {
+  return DatabaseRecord{stmt.ColumnInt(0), stmt.ColumnText(1), stmt.ColumnText(2)};
+}
+
+// Runs a prepared query and collects every row through `read`.
+template <typename Record, typename Reader>
+Result<std::vector<Record>> CollectRows(sqlite::Statement* stmt, Reader read) {
+  std::vector<Record> rows;
+  for (;;) {
+    Result<bool> has_row = stmt->Step();
+    if (!has_row.ok()) return has_row.status();
+    if (!has_row.value()) return rows;
+    rows.push_back(read(*stmt));
+  }
+}
+
+// Runs a prepared query expected to return at most one row.
+template <typename Record, typename Reader>
+Result<std::optional<Record>> FirstRow(sqlite::Statement* stmt, Reader read) {
+  Result<bool> has_row = stmt->Step();
+  if (!has_row.ok()) return has_row.status();
+  if (!has_row.value()) return std::optional<Record>();
+  return std::optional<Record>(read(*stmt));
+}
+
+int64_t ByteSize(std::string_view text) { return static_cast<int64_t>(text.size()); }
+
+}  // namespace
+
+Transaction::Transaction(std::unique_lock<std::mutex> lock, sqlite::Connection* connection,
+                         bool writable)
+    : lock_(std::move(lock)), connection_(connection), open_write_(writable) {}
+
+Transaction::Transaction(Transaction&& other) noexcept
+    : lock_(std::move(other.lock_)),
+      connection_(other.connection_),
+      open_write_(std::exchange(other.open_write_, false)) {}
+
+Transaction::~Transaction() {
+  if (open_write_) (void)connection_->Execute("ROLLBACK");
+}
+
+Status Transaction::Commit() {
+  if (!open_write_) return Status();
+  open_write_ = false;
+  Status status = connection_->Execute("COMMIT");
+  if (!status.ok()) (void)connection_->Execute("ROLLBACK");
+  return status;
+}
+
+Result<int64_t> Transaction::NextSeq(SeqKind kind) {
+  const char* table = kind == SeqKind::kDatabase    ? "databases"
+                      : kind == SeqKind::kContainer ? "containers"
+                                                    : "documents";
+  COSMOS_ASSIGN_OR_RETURN(auto* stmt, connection_->Prepare(
+      "SELECT COALESCE((SELECT seq FROM sqlite_sequence WHERE name = ?), 0) + 1"));
+  stmt->Bind(1, table);
+  COSMOS_ASSIGN_OR_RETURN(bool has_row, stmt->Step());
+  if (!has_row) return Status::Internal("sqlite_sequence returned no row");
+  return stmt->ColumnInt(0);
+}
+
+Result<std::optional<DatabaseRecord>> Transaction::FindDatabase(std::string_view id) {
+  COSMOS_ASSIGN_OR_RETURN(auto* stmt,
+                          connection_->Prepare("SELECT seq, id, body FROM databases WHERE id = ?"));
+  stmt->Bind(1, id);
+  return FirstRow<DatabaseRecord>(stmt, ReadDatabase);
+}
+
+Result<std::optional<DatabaseRecord>> Transaction::FindDatabaseBySeq(int64_t seq) {
+  COSMOS_ASSIGN_OR_RETURN(auto* stmt,
+                          connection_->Prepare("SELECT seq, id, body FROM databases WHERE seq = ?"));
+  stmt->Bind(1, seq);
+  return FirstRow<DatabaseRecord>(stmt, ReadDatabase);
+}
+
+Result<std::vector<DatabaseRecord>> Transaction::ListDatabases() {
+  COSMOS_ASSIGN_OR_RETURN(auto* stmt,
+                          connection_->Prepare("SELECT seq, id, body FROM databases ORDER BY seq"));
+  return CollectRows<DatabaseRecord>(stmt, ReadDatabase);
+}
+
+Status Transaction::InsertDatabase(const DatabaseRecord& record) {
+  COSMOS_ASSIGN_OR_RETURN(auto* stmt, connection_->Prepare(
+      "INSERT INTO databases(seq, id, body) VALUES(?, ?, ?) ON CONFLICT DO NOTHING"));
+  stmt->Bind(1, record.seq).Bind(2, record.id).Bind(3, record.body);
+  COSMOS_RETURN_IF_ERROR(stmt->Run());
+  if (connection_->Changes() == 0) return Status::Conflict("database exists: " + record.id);
+  return Status();
+}
+
+Status Transaction::DeleteDatabase(int64_t seq) {
+  COSMOS_ASSIGN_OR_RETURN(auto containers, ListContainers(seq));
+  for (const ContainerRecord& container : containers) {
+    COSMOS_RETURN_IF_ERROR(DeleteContainer(container.seq));
+  }
+  COSMOS_ASSIGN_OR_RETURN(auto* stmt, connection_->Prepare("DELETE FROM databases WHERE seq = ?"));
+  stmt->Bind(1, seq);
+  return stmt->Run();
+}
+
+Result<std::optional<ContainerRecord>> Transaction::FindContainer(int64_t database_seq,
+                                                                  std::string_view id) {
+  COSMOS_ASSIGN_OR_RETURN(auto* stmt, connection_->Prepare(
+      "SELECT seq, database_seq, id, body, lsn FROM containers WHERE database_seq = ? AND id = ?"));
+  stmt->Bind(1, database_seq).Bind(2, id);
+  return FirstRow<ContainerRecord>(stmt, ReadContainer);
+}
+
+Result<std::optional<ContainerRecord>> Transaction::FindContainerBySeq(int64_t database_seq,
+                                                                       int64_t seq) {
+  COSMOS_ASSIGN_OR_RETURN(auto* stmt, connection_->Prepare(
+      "SELECT seq, database_seq, id, body, lsn FROM containers WHERE database_seq = ? AND seq = ?"));
+  stmt->Bind(1, database_seq).Bind(2, seq);
+  return FirstRow<ContainerRecord>(stmt, ReadContainer);
+}
+
+Result<std::vector<ContainerRecord>> Transaction::ListContainers(int64_t database_seq) {
+  COSMOS_ASSIGN_OR_RETURN(auto* stmt, connection_->Prepare(
+      "SELECT seq, database_seq, id, body, lsn FROM containers WHERE database_seq = ? ORDER BY seq"));
+  stmt->Bind(1, database_seq);
+  return CollectRows<ContainerRecord>(stmt, ReadContainer);
+}
+
+Status Transaction::InsertContainer(const ContainerRecord& record) {
+  COSMOS_ASSIGN_OR_RETURN(auto* stmt, connection_->Prepare(
+      "INSERT INTO containers(seq, database_seq, id, body, lsn) VALUES(?, ?, ?, ?, 0) "
+      "ON CONFLICT DO NOTHING"));
+  stmt->Bind(1, record.seq).Bind(2, record.database_seq).Bind(3, record.id).Bind(4, record.body);
+  COSMOS_RETURN_IF_ERROR(stmt->Run());
+  if (connection_->Changes() == 0) return Status::Conflict("container exists: " + record.id);
+  return Status();
+}
+
+Status Transaction::UpdateContainerBody(int64_t seq, std::string_view body) {
+  COSMOS_ASSIGN_OR_RETURN(auto* stmt,
+                          connection_->Prepare("UPDATE containers SET body = ? WHERE seq = ?"));
+  stmt->Bind(1, body).Bind(2, seq);
+  return stmt->Run();
+}
+
+Status Transaction::DeleteContainer(int64_t seq) {
+  for (const char* sql : {"DELETE FROM documents WHERE container_seq = ?",
+                          "DELETE FROM logical_partitions WHERE container_seq = ?",
+                          "DELETE FROM unique_key_entries WHERE container_seq = ?",
+                          "DELETE FROM containers WHERE seq = ?"}) {
+    COSMOS_ASSIGN_OR_RETURN(auto* stmt, connection_->Prepare(sql));
+    stmt->Bind(1, seq);
+    COSMOS_RETURN_IF_ERROR(stmt->Run());
+  }
+  return Status();
+}
+
+Result<int64_t> Transaction::NextLsn(int64_t container_seq) {
+  COSMOS_ASSIGN_OR_RETURN(auto* stmt, connection_->Prepare(
+      "UPDATE containers SET lsn = lsn + 1 WHERE seq = ? RETURNING lsn"));
+  stmt->Bind(1, container_seq);
+  COSMOS_ASSIGN_OR_RETURN(bool has_row, stmt->Step());
+  if (!has_row) return Status::Internal("container vanished while writing");
+  int64_t lsn = stmt->ColumnInt(0);
+  COSMOS_RETURN_IF_ERROR(stmt->Run());  // finish the statement
+  return lsn;
+}
+
+Result<std::optional<DocumentRecord>> Transaction::FindDocument(int64_t container_seq,
+                                                                std::string_view partition_key,
+                                                                std::string_view id) {
+  COSMOS_ASSIGN_OR_RETURN(auto* stmt, connection_->Prepare(
+      std::string("SELECT ") + kDocumentColumns +
+      " FROM documents WHERE container_seq = ? AND partition_key = ? AND id = ?"));
+  stmt->Bind(1, container_seq).Bind(2, partition_key).Bind(3, id);
+  return FirstRow<DocumentRecord>(stmt, ReadDocument);
+}
+
+Result<std::optional<DocumentRecord>> Transaction::FindDocumentBySeq(int64_t container_seq,
+                                                                     int64_t seq) {
+  COSMOS_ASSIGN_OR_RETURN(auto* stmt, connection_->Prepare(
+      std::string("SELECT ") + kDocumentColumns +
+      " FROM documents WHERE seq = ? AND container_seq = ?"));
+  stmt->Bind(1, seq).Bind(2, container_seq);
+  return FirstRow<DocumentRecord>(stmt, ReadDocument);
+}
+
+Result<std::vector<DocumentRecord>> Transaction::ListDocuments(
+    int64_t container_seq, const std::optional<std::string>& partition_key,
+    const std::optional<DocumentPosition>& after, int64_t limit) {
+  std::string sql = std::string("SELECT ") + kDocumentColumns +
+                    " FROM documents WHERE container_seq = ?1";
+  if (partition_key) sql += " AND partition_key = ?2";
+  if (after) sql += " AND (partition_key, id) > (?3, ?4)";
+  sql += " ORDER BY partition_key, id LIMIT ?5";
+  COSMOS_ASSIGN_OR_RETURN(auto* stmt, connection_->Prepare(sql));
+  stmt->Bind(1, container_seq);
+  if (partition_key) stmt->Bind(2, *partition_key);
+  if (after) stmt->Bind(3, after->partition_key).Bind(4, after->id);
+  stmt->Bind(5, limit);
+  return CollectRows<DocumentRecord>(stmt, ReadDocument);
+}
+
+Status Transaction::InsertDocument(int64_t container_seq, const DocumentRecord& record) {
+  COSMOS_ASSIGN_OR_RETURN(auto* insert, connection_->Prepare(
+      "INSERT INTO documents(seq, container_seq, partition_key, id, body, etag, lsn) "
+      "VALUES(?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING"));
+  insert->Bind(1, record.seq).Bind(2, container_seq).Bind(3, record.partition_key)
+      .Bind(4, record.id).Bind(5, record.body).Bind(6, record.etag).Bind(7, record.lsn);
+  COSMOS_RETURN_IF_ERROR(insert->Run());
+  if (connection_->Changes() == 0) return Status::Conflict("document exists: " + record.id);
+
+  COSMOS_ASSIGN_OR_RETURN(auto* size, connection_->Prepare(
+      "INSERT INTO logical_partitions(container_seq, partition_key, document_count, total_bytes) "
+      "VALUES(?, ?, 1, ?) ON CONFLICT(container_seq, partition_key) DO UPDATE SET "
+      "document_count = document_count + 1, total_bytes = total_bytes + excluded.total_bytes"));
+  size->Bind(1, container_seq).Bind(2, record.partition_key).Bind(3, ByteSize(record.body));
+  return size->Run();
+}
+
+Status Transaction::UpdateDocument(int64_t container_seq, const DocumentRecord& record) {
+  // Adjust the partition size first, while the old body is still there to measure.
+  COSMOS_ASSIGN_OR_RETURN(auto* size, connection_->Prepare(
+      "UPDATE logical_partitions SET total_bytes = total_bytes + ?1 - "
+      "(SELECT length(CAST(body AS BLOB)) FROM documents WHERE seq = ?2) "
+      "WHERE container_seq = ?3 AND partition_key = ?4"));
+  size->Bind(1, ByteSize(record.body)).Bind(2, record.seq).Bind(3, container_seq)
+      .Bind(4, record.partition_key);
+  COSMOS_RETURN_IF_ERROR(size->Run());
+
+  COSMOS_ASSIGN_OR_RETURN(auto* update, connection_->Prepare(
+      "UPDATE documents SET body = ?, etag = ?, lsn = ? WHERE seq = ? AND container_seq = ?"));
+  update->Bind(1, record.body).Bind(2, record.etag).Bind(3, record.lsn).Bind(4, record.seq)
+      .Bind(5, container_seq);
+  COSMOS_RETURN_IF_ERROR(update->Run());
+  if (connection_->Changes() == 0) return Status::NotFound("document vanished while writing");
+  return Status();
+}
+
+Status Transaction::DeleteDocument(int64_t container_seq, const DocumentRecord& record) {
+  COSMOS_ASSIGN_OR_RETURN(auto* remove, connection_->Prepare(
+      "DELETE FROM documents WHERE seq = ? AND container_seq = ?"));
+  remove->Bind(1, record.seq).Bind(2, container_seq);
+  COSMOS_RETURN_IF_ERROR(remove->Run());
+  if (connection_->Changes() == 0) return Status::NotFound("document vanished while writing");
+
+  COSMOS_ASSIGN_OR_RETURN(auto* size, connection_->Prepare(
+      "UPDATE logical_partitions SET document_count = document_count - 1, "
+      "total_bytes = total_bytes - ? WHERE container_seq = ? AND partition_key = ?"));
+  size->Bind(1, ByteSize(record.body)).Bind(2, container_seq).Bind(3, record.partition_key);
+  COSMOS_RETURN_IF_ERROR(size->Run());
+  COSMOS_ASSIGN_OR_RETURN(auto* prune, connection_->Prepare(
+      "DELETE FROM logical_partitions WHERE container_seq = ? AND partition_key = ? "
+      "AND document_count <= 0"));
+  prune->Bind(1, container_seq).Bind(2, record.partition_key);
+  COSMOS_RETURN_IF_ERROR(prune->Run());
+  return DeleteUniqueKeyEntries(container_seq, record.seq);
+}
+
+Result<LogicalPartitionSize> Transaction::GetLogicalPartitionSize(int64_t container_seq,
+                                                                  std::string_view partition_key) {
+  COSMOS_ASSIGN_OR_RETURN(auto* stmt, connection_->Prepare(
+      "SELECT document_count, total_bytes FROM logical_partitions "
+      "WHERE container_seq = ? AND partition_key = ?"));
+  stmt->Bind(1, container_seq).Bind(2, partition_key);
+  COSMOS_ASSIGN_OR_RETURN(bool has_row, stmt->Step());
+  if (!has_row) return LogicalPartitionSize{};
+  return LogicalPartitionSize{stmt->ColumnInt(0), stmt->ColumnInt(1)};
+}
+
+Status Transaction::InsertUniqueKeyEntry(int64_t container_seq, std::string_view partition_key,
+                                         int key_index, std::string_view value,
+                                         int64_t document_seq) {
+  COSMOS_ASSIGN_OR_RETURN(auto* stmt, connection_->Prepare(
+      "INSERT INTO unique_key_entries(container_seq, partition_key, key_index, value, "
+      "document_seq) VALUES(?, ?, ?, ?, ?) ON CONFLICT DO NOTHING"));
+  stmt->Bind(1, container_seq).Bind(2, partition_key).Bind(3, static_cast<int64_t>(key_index))
+      .Bind(4, value).Bind(5, document_seq);
+  COSMOS_RETURN_IF_ERROR(stmt->Run());
+  if (connection_->Changes() == 0) return Status::Conflict("unique key value exists");
+  return Status();
+}
+
+Status Transaction::DeleteUniqueKeyEntries(int64_t container_seq, int64_t document_seq) {
+  COSMOS_ASSIGN_OR_RETURN(auto* stmt, connection_->Prepare(
+      "DELETE FROM unique_key_entries WHERE container_seq = ? AND document_seq = ?"));
+  stmt->Bind(1, container_seq).Bind(2, document_seq);
+  return stmt->Run();
+}
+
+Store::Store(std::unique_ptr<sqlite::Connection> connection)
+    : connection_(std::move(connection)) {}
+
+Store::~Store() = default;
+
+Result<std::unique_ptr<Store>> Store::Open(const StoreOptions& options) {
+  bool in_memory = options.path.empty();
+  COSMOS_ASSIGN_OR_RETURN(auto connection,
+                          sqlite::Connection::Open(in_memory ? ":memory:" : options.path));
+  std::string pragmas = "PRAGMA temp_store = MEMORY; PRAGMA cache_size = -65536;";
+  if (!in_memory) {
+    pragmas += "PRAGMA journal_mode = WAL; PRAGMA mmap_size = 268435456;";
+    pragmas += options.sync_every_commit ? "PRAGMA synchronous = FULL;" : "PRAGMA synchronous = NORMAL;";
+  }
+  COSMOS_RETURN_IF_ERROR(connection->Execute(pragmas));
+  COSMOS_RETURN_IF_ERROR(connection->Execute(kSchema));
+  return std::unique_ptr<Store>(new Store(std::move(connection)));
+}
+
+Result<Transaction> Store::BeginRead() {
+  return Transaction(std::unique_lock<std::mutex>(mu_), connection_.get(), false);
+}
+
+Result<Transaction> Store::BeginWrite() {
+  std::unique_lock<std::mutex> lock(mu_);
+  COSMOS_RETURN_IF_ERROR(connection_->Execute("BEGIN IMMEDIATE"));
+  return Transaction(std::move(lock), connection_.get(), true);
+}
+
+}  // namespace cosmos::storage

@@ -1,0 +1,152 @@
+// Store: the SQLite database behind an emulator account — databases, containers, documents,
+// logical-partition sizes and unique-key entries. It stores what the engine gives it and knows
+// nothing of HTTP, Cosmos SQL or Cosmos validation rules.
+// Thread-safety: Store is safe to share between threads. All access goes through a Transaction,
+// which holds the store's lock for its lifetime, so each transaction is atomic and isolated.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/result.h"
+
+namespace cosmos::storage {
+
+namespace sqlite {
+class Connection;
+}
+
+struct StoreOptions {
+  // SQLite file to open or create. Empty: keep everything in memory.
+  std::string path;
+  // true: fsync on every commit (synchronous=FULL), surviving power loss.
+  // false: WAL with synchronous=NORMAL, surviving a process crash.
+  bool sync_every_commit = false;
+};
+
+// Rows as stored. `body` is the resource's full JSON text, system properties included.
+struct DatabaseRecord {
+  int64_t seq = 0;
+  std::string id;
+  std::string body;
+};
+
+struct ContainerRecord {
+  int64_t seq = 0;
+  int64_t database_seq = 0;
+  std::string id;
+  std::string body;
+  int64_t lsn = 0;  // last change sequence number in the container
+};
+
+// A document lives in one logical partition, named by `partition_key` (a canonical encoding
+// chosen by the engine). (container, partition_key, id) is unique, and one logical partition
+// is one contiguous index range.
+struct DocumentRecord {
+  int64_t seq = 0;
+  std::string partition_key;
+  std::string id;
+  std::string body;
+  std::string etag;
+  int64_t lsn = 0;  // container LSN of the last write
+};
+
+struct DocumentPosition {  // keyset cursor for paging through documents
+  std::string partition_key;
+  std::string id;
+};
+
+struct LogicalPartitionSize {
+  int64_t document_count = 0;
+  int64_t total_bytes = 0;
+};
+
+enum class SeqKind { kDatabase, kContainer, kDocument };
+
+class Store;
+
+// An open transaction. Holds the store's lock; rolls back on destruction unless committed.
+class Transaction {
+ public:
+  Transaction(Transaction&&) noexcept;
+  Transaction& operator=(Transaction&&) = delete;
+  ~Transaction();
+
+  // Returns the next never-used sequence number of a kind (never reused, even after deletes).
+  Result<int64_t> NextSeq(SeqKind kind);
+
+  Result<std::optional<DatabaseRecord>> FindDatabase(std::string_view id);
+  Result<std::optional<DatabaseRecord>> FindDatabaseBySeq(int64_t seq);
+  Result<std::vector<DatabaseRecord>> ListDatabases();
+  Status InsertDatabase(const DatabaseRecord& record);
+  // Deletes the database with all of its containers and their documents.
+  Status DeleteDatabase(int64_t seq);
+
+  Result<std::optional<ContainerRecord>> FindContainer(int64_t database_seq, std::string_view id);
+  Result<std::optional<ContainerRecord>> FindContainerBySeq(int64_t database_seq, int64_t seq);
+  Result<std::vector<ContainerRecord>> ListContainers(int64_t database_seq);
+  Status InsertContainer(const ContainerRecord& record);
+  Status UpdateContainerBody(int64_t seq, std::string_view body);
+  // Deletes the container with all of its documents.
+  Status DeleteContainer(int64_t seq);
+  // Advances and returns the container's LSN; every document write takes one.
+  Result<int64_t> NextLsn(int64_t container_seq);
+
+  Result<std::optional<DocumentRecord>> FindDocument(int64_t container_seq,
+                                                     std::string_view partition_key,
+                                                     std::string_view id);
+  Result<std::optional<DocumentRecord>> FindDocumentBySeq(int64_t container_seq, int64_t seq);
+  // Up to `limit` documents in (partition_key, id) order, after `after` when given, restricted
+  // to one logical partition when `partition_key` is given.
+  Result<std::vector<DocumentRecord>> ListDocuments(int64_t container_seq,
+                                                    const std::optional<std::string>& partition_key,
+                                                    const std::optional<DocumentPosition>& after,
+                                                    int64_t limit);
+  // Returns kConflict if (partition_key, id) exists already.
+  Status InsertDocument(int64_t container_seq, const DocumentRecord& record);
+  // Replaces body, etag and lsn of the document with record.seq.
+  Status UpdateDocument(int64_t container_seq, const DocumentRecord& record);
+  Status DeleteDocument(int64_t container_seq, const DocumentRecord& record);
+  Result<LogicalPartitionSize> GetLogicalPartitionSize(int64_t container_seq,
+                                                       std::string_view partition_key);
+
+  // Unique-key entries: one row per (unique key, logical partition, value).
+  // Returns kConflict when another document already holds `value` for `key_index`.
+  Status InsertUniqueKeyEntry(int64_t container_seq, std::string_view partition_key,
+                              int key_index, std::string_view value, int64_t document_seq);
+  Status DeleteUniqueKeyEntries(int64_t container_seq, int64_t document_seq);
+
+  Status Commit();
+
+ private:
+  friend class Store;
+  Transaction(std::unique_lock<std::mutex> lock, sqlite::Connection* connection, bool writable);
+
+  std::unique_lock<std::mutex> lock_;
+  sqlite::Connection* connection_;
+  bool open_write_ = false;  // a BEGIN is outstanding
+};
+
+class Store {
+ public:
+  static Result<std::unique_ptr<Store>> Open(const StoreOptions& options);
+  ~Store();
+
+  // Starts a read (no BEGIN; the lock alone isolates it) or write transaction.
+  // Blocks while another transaction is open.
+  Result<Transaction> BeginRead();
+  Result<Transaction> BeginWrite();
+
+ private:
+  explicit Store(std::unique_ptr<sqlite::Connection> connection);
+
+  std::mutex mu_;
+  std::unique_ptr<sqlite::Connection> connection_;  // guarded by mu_
+};
+
+}  // namespace cosmos::storage
