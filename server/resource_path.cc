@@ -1,5 +1,7 @@
 #include "server/resource_path.h"
 
+#include <algorithm>
+
 #include "common/encoding.h"
 #include "engine/resource_id.h"
 
@@ -34,26 +36,25 @@ Status UnknownPath(std::string_view path) {
 }  // namespace
 
 Result<ResourcePath> ResourcePath::Parse(std::string_view path) {
+  // One leading and one trailing slash are optional; an empty segment anywhere else is an error.
+  std::string_view trimmed = path;
+  if (!trimmed.empty() && trimmed.front() == '/') trimmed.remove_prefix(1);
+  if (!trimmed.empty() && trimmed.back() == '/') trimmed.remove_suffix(1);
   std::vector<std::string> segments;
   size_t pos = 0;
-  while (pos < path.size()) {
-    size_t slash = path.find('/', pos);
-    if (slash == std::string_view::npos) slash = path.size();
-    if (slash > pos) {
-      std::optional<std::string> decoded = PercentDecode(path.substr(pos, slash - pos));
-      if (!decoded) return Status::BadRequest("The path '" + std::string(path) + "' has a malformed escape.");
-      segments.push_back(std::move(*decoded));
-    }
+  while (!trimmed.empty() && pos <= trimmed.size()) {
+    size_t slash = std::min(trimmed.find('/', pos), trimmed.size());
+    std::optional<std::string> decoded = PercentDecode(trimmed.substr(pos, slash - pos));
+    if (!decoded) return Status::BadRequest("The path '" + std::string(path) + "' has a malformed escape.");
+    if (decoded->empty()) return UnknownPath(path);
+    segments.push_back(std::move(*decoded));
     pos = slash + 1;
   }
 
   ResourcePath result;
   for (size_t index = 0; index < segments.size(); index += 2) {
     if (!TypeAllowedAt(index / 2, segments[index], &result.kind)) return UnknownPath(path);
-    if (index + 1 < segments.size()) {
-      if (segments[index + 1].empty()) return UnknownPath(path);
-      result.ids.push_back(segments[index + 1]);
-    }
+    if (index + 1 < segments.size()) result.ids.push_back(segments[index + 1]);
   }
   result.is_feed = !segments.empty() && segments.size() % 2 == 1;
   if (!segments.empty()) result.auth_resource_type = segments[segments.size() - (result.is_feed ? 1 : 2)];

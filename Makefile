@@ -1,0 +1,40 @@
+# The two set-up commands of the README: `make run` and `make test`. Each installs missing
+# Debian packages (a no-op when present), configures and builds into build/.
+BUILD_DIR ?= build
+BUILD_TYPE ?= Release
+JOBS ?= 2
+ARGS ?=
+
+.PHONY: all deps configure build build-all run test unit conformance-deps clean
+
+all: build
+
+deps:
+	@bash scripts/install-deps.sh
+
+configure: deps
+	@cmake -S . -B $(BUILD_DIR) -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) > /dev/null
+
+# The emulator alone.
+build: configure
+	@cmake --build $(BUILD_DIR) -j$(JOBS) --target cosmolite
+
+build-all: configure
+	@cmake --build $(BUILD_DIR) -j$(JOBS)
+
+# Runs the emulator on https://localhost:8081 (pass flags with ARGS="--in-memory ...").
+run: build
+	./$(BUILD_DIR)/cosmolite $(ARGS)
+
+conformance-deps:
+	@cd conformance && npm ci --no-audit --no-fund --loglevel=error
+
+# Unit tests, then the SDK conformance suite against the freshly built binary.
+test: build-all conformance-deps
+	@cd $(BUILD_DIR) && ctest --output-on-failure -j$(JOBS)
+
+unit: build-all
+	@cd $(BUILD_DIR) && ctest --output-on-failure -L unit -j$(JOBS)
+
+clean:
+	rm -rf $(BUILD_DIR)

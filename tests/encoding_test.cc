@@ -1,0 +1,33 @@
+#include "common/encoding.h"
+
+#include "tests/test_support.h"
+
+using cosmos::Base64Decode;
+using cosmos::Base64Encode;
+using cosmos::PercentDecode;
+
+TEST_CASE("base64 round-trips every length", "[encoding]") {
+  std::vector<uint8_t> bytes;
+  for (int length = 0; length < 20; ++length) {
+    auto decoded = Base64Decode(Base64Encode(bytes));
+    REQUIRE(decoded);
+    CHECK(*decoded == bytes);
+    bytes.push_back(static_cast<uint8_t>(length * 37 + 250));
+  }
+}
+
+TEST_CASE("base64 matches RFC 4648 vectors and rejects malformed text", "[encoding]") {
+  CHECK(Base64Encode({'f', 'o', 'o', 'b', 'a'}) == "Zm9vYmE=");
+  CHECK(Base64Encode({'f', 'o', 'o', 'b'}) == "Zm9vYg==");
+  CHECK_FALSE(Base64Decode("Zm9vYg="));   // length not a multiple of 4
+  CHECK_FALSE(Base64Decode("Zm9v*g=="));  // bad character
+  CHECK_FALSE(Base64Decode("Zm=vYg=="));  // padding in the middle
+}
+
+TEST_CASE("percent-decoding of path segments", "[encoding]") {
+  CHECK(*PercentDecode("my%20db") == "my db");
+  CHECK(*PercentDecode("a%2Fb%25") == "a/b%");
+  CHECK(*PercentDecode("plus+stays") == "plus+stays");
+  CHECK_FALSE(PercentDecode("bad%2"));
+  CHECK_FALSE(PercentDecode("bad%zz"));
+}

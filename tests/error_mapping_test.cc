@@ -1,0 +1,54 @@
+#include "server/error_mapping.h"
+
+#include "common/json.h"
+#include "tests/test_support.h"
+
+using cosmos::ErrorCode;
+using cosmos::Status;
+using cosmos::server::ErrorResponse;
+using cosmos::server::MapError;
+
+TEST_CASE("every error code maps to its Cosmos status and substatus", "[errors]") {
+  struct Case {
+    Status status;
+    int http;
+    int substatus;
+    const char* code;
+  };
+  const Case cases[] = {
+      {Status::BadRequest("m"), 400, 0, "BadRequest"},
+      {Status::PartitionKeyMismatch("m"), 400, 1001, "BadRequest"},
+      {Status::Unauthorized("m"), 401, 0, "Unauthorized"},
+      {Status::Forbidden("m"), 403, 0, "Forbidden"},
+      {Status::NotFound("m"), 404, 0, "NotFound"},
+      {Status::OwnerResourceNotFound("m"), 404, 1003, "NotFound"},
+      {Status::MethodNotAllowed("m"), 405, 0, "MethodNotAllowed"},
+      {Status::Conflict("m"), 409, 0, "Conflict"},
+      {Status::PreconditionFailed("m"), 412, 0, "PreconditionFailed"},
+      {Status::RequestEntityTooLarge("m"), 413, 0, "RequestEntityTooLarge"},
+      {Status::UnsupportedMediaType("m"), 415, 0, "UnsupportedMediaType"},
+      {Status::Internal("m"), 500, 0, "InternalServerError"},
+  };
+  // The table covers every code but kOk; a new ErrorCode must be added here.
+  CHECK(std::size(cases) == static_cast<size_t>(ErrorCode::kInternal));
+  for (const Case& c : cases) {
+    auto error = MapError(c.status.code());
+    INFO(c.code);
+    CHECK(error.status == c.http);
+    CHECK(error.substatus == c.substatus);
+    CHECK(std::string(error.code) == c.code);
+
+    auto response = ErrorResponse(c.status, "activity-1");
+    CHECK(response.status == c.http);
+    auto substatus = response.FindHeader("x-ms-substatus");
+    if (c.substatus == 0) {
+      CHECK_FALSE(substatus);
+    } else {
+      REQUIRE(substatus);
+      CHECK(*substatus == std::to_string(c.substatus));
+    }
+    auto body = cosmos::Json::parse(response.body);
+    CHECK(body["code"] == c.code);
+    CHECK(body["message"] == "m\r\nActivityId: activity-1");
+  }
+}

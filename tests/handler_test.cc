@@ -1,0 +1,325 @@
+// The request handler end to end, in process: signed requests in, Cosmos responses out.
+#include "server/request_handler.h"
+
+#include <set>
+
+#include "common/json.h"
+#include "engine/resource_id.h"
+#include "tests/test_support.h"
+
+using cosmos::Json;
+using cosmos::server::HttpRequest;
+using cosmos::server::HttpResponse;
+using cosmos::server::MasterKeyAuth;
+using cosmos::server::RequestHandler;
+using cosmos::server::ResourcePath;
+
+namespace {
+
+constexpr char kKey[] = "C2y6yDjf5/R+ob0N8A7Cgv30VRDJIWEHLM+4QDU5DE2nQ9nDuVTqobD4b8mGGyPMbIZnqyMsEcaGQy67XIw/Jw==";
+constexpr int64_t kNow = 1796209200;
+
+class Emulator {
+ public:
+  Emulator() {
+    auto store = cosmos::storage::Store::Open({});
+    REQUIRE_OK(store);
+    account_ = std::make_unique<cosmos::engine::Account>(std::move(store).value());
+    auto auth = MasterKeyAuth::Create(kKey);
+    REQUIRE_OK(auth);
+    cosmos::server::HandlerOptions options;
+    options.now_seconds = [] { return kNow; };
+    options.fallback_host = "localhost:8081";
+    handler_ = std::make_unique<RequestHandler>(*account_, auth.value(), options);
+  }
+
+  HttpResponse Call(const std::string& method, const std::string& path, const std::string& body = "",
+                    std::vector<std::pair<std::string, std::string>> headers = {}) {
+    HttpRequest request;
+    request.method = method;
+    request.target = path;
+    request.body = body;
+    std::string date = cosmos::server::FormatHttpDate(kNow);
+    request.headers.Set("x-ms-date", date);
+    auto parsed = ResourcePath::Parse(path.substr(0, path.find('?')));
+    if (parsed.ok()) {
+      auto auth = MasterKeyAuth::Create(kKey);
+      std::string sig = auth->Sign(MasterKeyAuth::StringToSign(method, parsed->auth_resource_type,
+                                                               parsed->auth_resource_link, date, ""));
+      request.headers.Set("authorization", "type%3Dmaster%26ver%3D1.0%26sig%3D" + sig);
+    }
+    for (auto& [name, value] : headers) request.headers.Set(name, value);
+    return handler_->Handle(request);
+  }
+
+  // Creates database "db" and container "c" partitioned on /pk.
+  void CreateContainer(const std::string& extra = "") {
+    REQUIRE(Call("POST", "/dbs", R"({"id":"db"})").status == 201);
+    REQUIRE(Call("POST", "/dbs/db/colls", R"({"id":"c","partitionKey":{"paths":["/pk"]})" + extra + "}").status == 201);
+  }
+
+  HttpResponse CreateItem(const std::string& body, const std::string& pk) {
+    return Call("POST", "/dbs/db/colls/c/docs", body, {{"x-ms-documentdb-partitionkey", pk}});
+  }
+
+ private:
+  std::unique_ptr<cosmos::engine::Account> account_;
+  std::unique_ptr<RequestHandler> handler_;
+};
+
+std::string Header(const HttpResponse& response, const std::string& name) {
+  return response.FindHeader(name).value_or("<absent>");
+}
+
+}  // namespace
+
+TEST_CASE("every response carries the common Cosmos headers", "[handler]") {
+  Emulator emulator;
+  for (const auto& response : {emulator.Call("GET", "/"), emulator.Call("GET", "/dbs/missing")}) {
+    CHECK(response.FindHeader("x-ms-request-charge"));
+    CHECK(response.FindHeader("x-ms-activity-id"));
+    CHECK(response.FindHeader("Date"));
+  }
+  auto echoed = emulator.Call("GET", "/", "", {{"x-ms-activity-id", "11111111-2222-3333-4444-555555555555"}});
+  CHECK(Header(echoed, "x-ms-activity-id") == "11111111-2222-3333-4444-555555555555");
+}
+
+TEST_CASE("the account document points back at the endpoint the client used", "[handler]") {
+  Emulator emulator;
+  auto response = emulator.Call("GET", "/", "", {{"host", "example.test:9999"}});
+  REQUIRE(response.status == 200);
+  Json account = Json::parse(response.body);
+  CHECK(account["writableLocations"][0]["databaseAccountEndpoint"] == "http://example.test:9999/");
+  CHECK(account["readableLocations"][0]["databaseAccountEndpoint"] == "http://example.test:9999/");
+  CHECK(account["userConsistencyPolicy"]["defaultConsistencyLevel"] == "Session");
+  CHECK(account["queryEngineConfiguration"].is_string());
+  CHECK(Json::parse(account["queryEngineConfiguration"].get<std::string>()).contains("maxJoinsPerSqlQuery"));
+}
+
+TEST_CASE("databases: create, conflict, read, list, delete", "[handler]") {
+  Emulator emulator;
+  auto created = emulator.Call("POST", "/dbs", R"({"id":"db1"})");
+  REQUIRE(created.status == 201);
+  Json db = Json::parse(created.body);
+  CHECK(db["_rid"].get<std::string>().size() == 8);
+  CHECK(db["_self"] == "dbs/" + db["_rid"].get<std::string>() + "/");
+  CHECK(Header(created, "etag") == db["_etag"]);
+  CHECK(emulator.Call("POST", "/dbs", R"({"id":"db1"})").status == 409);
+  CHECK(emulator.Call("GET", "/dbs/db1").status == 200);
+  CHECK(emulator.Call("GET", "/dbs/" + db["_rid"].get<std::string>()).status == 200);  // rid-based
+  auto list = emulator.Call("GET", "/dbs");
+  CHECK(Json::parse(list.body)["_count"] == 1);
+  CHECK(Header(list, "x-ms-item-count") == "1");
+  CHECK(emulator.Call("DELETE", "/dbs/db1").status == 204);
+  CHECK(emulator.Call("GET", "/dbs/db1").status == 404);
+  CHECK(emulator.Call("POST", "/dbs", R"({"id":"bad/name"})").status == 400);
+  CHECK(emulator.Call("POST", "/dbs", R"({"id":")" + std::string(256, 'x') + R"("})").status == 400);
+}
+
+TEST_CASE("containers: create, read, replace, delete", "[handler]") {
+  Emulator emulator;
+  emulator.CreateContainer(R"(,"defaultTtl":60)");
+  auto read = emulator.Call("GET", "/dbs/db/colls/c");
+  REQUIRE(read.status == 200);
+  Json container = Json::parse(read.body);
+  CHECK(container["indexingPolicy"]["automatic"] == true);
+  CHECK(container["defaultTtl"] == 60);
+  CHECK(Header(read, "x-ms-alt-content-path") == "dbs/db");
+
+  container["defaultTtl"] = 120;
+  auto replaced = emulator.Call("PUT", "/dbs/db/colls/c", container.dump());
+  REQUIRE(replaced.status == 200);
+  CHECK(Json::parse(replaced.body)["defaultTtl"] == 120);
+  CHECK(Json::parse(replaced.body)["_rid"] == container["_rid"]);
+  container["partitionKey"]["paths"][0] = "/other";
+  CHECK(emulator.Call("PUT", "/dbs/db/colls/c", container.dump()).status == 400);
+
+  auto missing_db = emulator.Call("POST", "/dbs/nope/colls", R"({"id":"c","partitionKey":{"paths":["/pk"]}})");
+  CHECK(missing_db.status == 404);
+  CHECK(Header(missing_db, "x-ms-substatus") == "1003");
+  CHECK(emulator.Call("POST", "/dbs/db/colls", R"({"id":"c","partitionKey":{"paths":["/pk"]}})").status == 409);
+  CHECK(emulator.Call("GET", "/dbs/db/colls/c/pkranges").status == 200);
+  CHECK(emulator.Call("DELETE", "/dbs/db/colls/c").status == 204);
+  CHECK(emulator.Call("GET", "/dbs/db/colls/c").status == 404);
+}
+
+TEST_CASE("items: create, read, replace, upsert, delete", "[handler]") {
+  Emulator emulator;
+  emulator.CreateContainer();
+  auto created = emulator.CreateItem(R"({"id":"a","pk":"p","n":1})", R"(["p"])");
+  REQUIRE(created.status == 201);
+  Json item = Json::parse(created.body);
+  CHECK(item["n"] == 1);
+  for (const char* property : {"_rid", "_self", "_etag", "_attachments", "_ts"}) CHECK(item.contains(property));
+  CHECK(Header(created, "x-ms-session-token").rfind("0:-1#", 0) == 0);
+  CHECK(Header(created, "x-ms-alt-content-path") == "dbs/db/colls/c");
+
+  auto read = emulator.Call("GET", "/dbs/db/colls/c/docs/a", "", {{"x-ms-documentdb-partitionkey", R"(["p"])"}});
+  REQUIRE(read.status == 200);
+  CHECK(Json::parse(read.body) == item);
+
+  auto replaced = emulator.Call("PUT", "/dbs/db/colls/c/docs/a", R"({"id":"a","pk":"p","n":2})",
+                                {{"x-ms-documentdb-partitionkey", R"(["p"])"}});
+  REQUIRE(replaced.status == 200);
+  CHECK(Json::parse(replaced.body)["_etag"] != item["_etag"]);
+  CHECK(Json::parse(replaced.body)["_rid"] == item["_rid"]);
+
+  auto upsert = [&](const std::string& body) {
+    return emulator.Call("POST", "/dbs/db/colls/c/docs", body,
+                         {{"x-ms-documentdb-partitionkey", R"(["p"])"}, {"x-ms-documentdb-is-upsert", "True"}});
+  };
+  CHECK(upsert(R"({"id":"a","pk":"p","n":3})").status == 200);
+  CHECK(upsert(R"({"id":"b","pk":"p"})").status == 201);
+
+  CHECK(emulator.Call("DELETE", "/dbs/db/colls/c/docs/a", "", {{"x-ms-documentdb-partitionkey", R"(["p"])"}}).status == 204);
+  CHECK(emulator.Call("GET", "/dbs/db/colls/c/docs/a", "", {{"x-ms-documentdb-partitionkey", R"(["p"])"}}).status == 404);
+}
+
+TEST_CASE("items: ids are unique per logical partition", "[handler]") {
+  Emulator emulator;
+  emulator.CreateContainer();
+  CHECK(emulator.CreateItem(R"({"id":"a","pk":"p1"})", R"(["p1"])").status == 201);
+  CHECK(emulator.CreateItem(R"({"id":"a","pk":"p2"})", R"(["p2"])").status == 201);
+  CHECK(emulator.CreateItem(R"({"id":"a","pk":"p1"})", R"(["p1"])").status == 409);
+  CHECK(emulator.CreateItem(R"({"id":"u"})", R"([{}])").status == 201);  // the undefined key
+}
+
+TEST_CASE("items: errors carry Cosmos statuses and substatuses", "[handler]") {
+  Emulator emulator;
+  emulator.CreateContainer();
+  auto mismatch = emulator.CreateItem(R"({"id":"a","pk":"p1"})", R"(["p2"])");
+  CHECK(mismatch.status == 400);
+  CHECK(Header(mismatch, "x-ms-substatus") == "1001");
+  CHECK(emulator.CreateItem(R"({"id":"a","pk":"p1"})", "").status == 400);  // header missing
+  CHECK(emulator.CreateItem(R"({"pk":"p1"})", R"(["p1"])").status == 400);   // id missing
+  CHECK(emulator.CreateItem(R"({"id":"a#b","pk":"p1"})", R"(["p1"])").status == 400);
+  CHECK(emulator.CreateItem(R"({"id":")" + std::string(1024, 'x') + R"(","pk":"p1"})", R"(["p1"])").status == 400);
+  CHECK(emulator.CreateItem(R"({"id":")" + std::string(1023, 'x') + R"(","pk":"p1"})", R"(["p1"])").status == 201);
+  CHECK(emulator.CreateItem(R"({"id":"a","pk":)", R"(["p1"])").status == 400);  // malformed JSON
+  CHECK(emulator.CreateItem(R"([1,2])", R"(["p1"])").status == 400);
+  auto too_large = emulator.CreateItem(R"({"id":"big","pk":"p1","s":")" + std::string(2 * 1024 * 1024, 'x') + "\"}",
+                                       R"(["p1"])");
+  CHECK(too_large.status == 413);
+  auto missing_container = emulator.Call("POST", "/dbs/db/colls/nope/docs", R"({"id":"a","pk":"p"})",
+                                         {{"x-ms-documentdb-partitionkey", R"(["p"])"}});
+  CHECK(missing_container.status == 404);
+  CHECK(Header(missing_container, "x-ms-substatus") == "1003");
+  auto wrong_type = emulator.Call("POST", "/dbs/db/colls/c/docs", R"({"id":"t","pk":"p"})",
+                                  {{"x-ms-documentdb-partitionkey", R"(["p"])"}, {"content-type", "text/plain"}});
+  CHECK(wrong_type.status == 415);
+  CHECK(emulator.Call("GET", "/nothing/here").status == 404);
+  CHECK(emulator.Call("PUT", "/dbs").status == 405);
+  Json body = Json::parse(mismatch.body);
+  CHECK(body["code"] == "BadRequest");
+  CHECK(body["message"].get<std::string>().find("ActivityId: ") != std::string::npos);
+}
+
+TEST_CASE("items: If-Match and If-None-Match", "[handler]") {
+  Emulator emulator;
+  emulator.CreateContainer();
+  auto created = emulator.CreateItem(R"({"id":"a","pk":"p"})", R"(["p"])");
+  std::string etag = Header(created, "etag");
+  const std::pair<std::string, std::string> pk = {"x-ms-documentdb-partitionkey", R"(["p"])"};
+
+  auto not_modified = emulator.Call("GET", "/dbs/db/colls/c/docs/a", "", {pk, {"If-None-Match", etag}});
+  CHECK(not_modified.status == 304);
+  CHECK(not_modified.body.empty());
+  CHECK(emulator.Call("GET", "/dbs/db/colls/c/docs/a", "", {pk, {"If-None-Match", "\"stale\""}}).status == 200);
+
+  CHECK(emulator.Call("PUT", "/dbs/db/colls/c/docs/a", R"({"id":"a","pk":"p"})", {pk, {"If-Match", "\"stale\""}}).status == 412);
+  auto replaced = emulator.Call("PUT", "/dbs/db/colls/c/docs/a", R"({"id":"a","pk":"p"})", {pk, {"If-Match", etag}});
+  CHECK(replaced.status == 200);
+  CHECK(emulator.Call("DELETE", "/dbs/db/colls/c/docs/a", "", {pk, {"If-Match", etag}}).status == 412);
+  CHECK(emulator.Call("POST", "/dbs/db/colls/c/docs", R"({"id":"a","pk":"p"})",
+                      {pk, {"x-ms-documentdb-is-upsert", "True"}, {"If-Match", etag}}).status == 412);
+  CHECK(emulator.Call("DELETE", "/dbs/db/colls/c/docs/a", "", {pk, {"If-Match", Header(replaced, "etag")}}).status == 204);
+}
+
+TEST_CASE("items: unique key policy", "[handler]") {
+  Emulator emulator;
+  emulator.CreateContainer(R"(,"uniqueKeyPolicy":{"uniqueKeys":[{"paths":["/email"]}]})");
+  CHECK(emulator.CreateItem(R"({"id":"1","pk":"p","email":"a@x"})", R"(["p"])").status == 201);
+  CHECK(emulator.CreateItem(R"({"id":"2","pk":"p","email":"a@x"})", R"(["p"])").status == 409);
+  CHECK(emulator.CreateItem(R"({"id":"2","pk":"q","email":"a@x"})", R"(["q"])").status == 201);  // other partition
+  CHECK(emulator.CreateItem(R"({"id":"3","pk":"p"})", R"(["p"])").status == 201);                // null
+  CHECK(emulator.CreateItem(R"({"id":"4","pk":"p"})", R"(["p"])").status == 409);                // second null
+  // Changing the value frees the old one.
+  CHECK(emulator.Call("PUT", "/dbs/db/colls/c/docs/1", R"({"id":"1","pk":"p","email":"b@x"})",
+                      {{"x-ms-documentdb-partitionkey", R"(["p"])"}}).status == 200);
+  CHECK(emulator.CreateItem(R"({"id":"5","pk":"p","email":"a@x"})", R"(["p"])").status == 201);
+}
+
+TEST_CASE("items: the read feed pages with continuations", "[handler]") {
+  Emulator emulator;
+  emulator.CreateContainer();
+  for (int index = 0; index < 5; ++index) {
+    std::string id = std::to_string(index);
+    REQUIRE(emulator.CreateItem(R"({"id":")" + id + R"(","pk":"p)" + std::to_string(index % 2) + "\"}",
+                                R"(["p)" + std::to_string(index % 2) + "\"]").status == 201);
+  }
+  std::set<std::string> seen;
+  std::vector<std::pair<std::string, std::string>> headers = {{"x-ms-max-item-count", "2"}};
+  std::vector<int> page_sizes;
+  for (int page = 0; page < 10; ++page) {
+    auto response = emulator.Call("GET", "/dbs/db/colls/c/docs", "", headers);
+    REQUIRE(response.status == 200);
+    Json body = Json::parse(response.body);
+    page_sizes.push_back(body["_count"].get<int>());
+    CHECK(Header(response, "x-ms-item-count") == std::to_string(body["_count"].get<int>()));
+    for (const Json& document : body["Documents"]) CHECK(seen.insert(document["id"].get<std::string>()).second);
+    auto continuation = response.FindHeader("x-ms-continuation");
+    if (!continuation) break;
+    headers = {{"x-ms-max-item-count", "2"}, {"x-ms-continuation", *continuation}};
+  }
+  CHECK(page_sizes == std::vector<int>{2, 2, 1});
+  CHECK(seen.size() == 5);
+  auto one_partition = emulator.Call("GET", "/dbs/db/colls/c/docs", "", {{"x-ms-documentdb-partitionkey", R"(["p0"])"}});
+  CHECK(Json::parse(one_partition.body)["_count"] == 3);
+  CHECK(emulator.Call("GET", "/dbs/db/colls/c/docs", "", {{"x-ms-continuation", "garbage"}}).status == 400);
+}
+
+TEST_CASE("rid-based paths reach the same resources", "[handler]") {
+  Emulator emulator;
+  emulator.CreateContainer();
+  auto created = emulator.CreateItem(R"({"id":"a","pk":"p"})", R"(["p"])");
+  Json item = Json::parse(created.body);
+  std::string self = item["_self"].get<std::string>();  // dbs/{rid}/colls/{rid}/docs/{rid}/
+  auto read = emulator.Call("GET", "/" + self, "", {{"x-ms-documentdb-partitionkey", R"(["p"])"}});
+  CHECK(read.status == 200);
+  std::string container_self = self.substr(0, self.find("/docs/"));
+  CHECK(emulator.Call("GET", "/" + container_self).status == 200);
+  CHECK(emulator.Call("GET", "/" + container_self + "/pkranges").status == 200);
+}
+
+TEST_CASE("deleting a database deletes its containers and items", "[handler]") {
+  Emulator emulator;
+  emulator.CreateContainer();
+  REQUIRE(emulator.CreateItem(R"({"id":"a","pk":"p"})", R"(["p"])").status == 201);
+  REQUIRE(emulator.Call("DELETE", "/dbs/db").status == 204);
+  emulator.CreateContainer();
+  CHECK(emulator.Call("GET", "/dbs/db/colls/c/docs/a", "", {{"x-ms-documentdb-partitionkey", R"(["p"])"}}).status == 404);
+}
+
+TEST_CASE("partition key ranges answer 304 to a current etag", "[handler]") {
+  Emulator emulator;
+  emulator.CreateContainer();
+  auto ranges = emulator.Call("GET", "/dbs/db/colls/c/pkranges", "", {{"A-IM", "Incremental feed"}});
+  REQUIRE(ranges.status == 200);
+  Json body = Json::parse(ranges.body);
+  CHECK(body["PartitionKeyRanges"][0]["minInclusive"] == "");
+  CHECK(body["PartitionKeyRanges"][0]["maxExclusive"] == "FF");
+  auto again = emulator.Call("GET", "/dbs/db/colls/c/pkranges", "",
+                             {{"A-IM", "Incremental feed"}, {"If-None-Match", Header(ranges, "etag")}});
+  CHECK(again.status == 304);
+}
+
+TEST_CASE("unsigned or wrongly signed requests are refused", "[handler]") {
+  Emulator emulator;
+  auto unsigned_request = emulator.Call("GET", "/dbs", "", {{"authorization", ""}});
+  CHECK(unsigned_request.status == 401);
+  CHECK(Header(unsigned_request, "x-ms-request-charge") == "0.00");
+  auto wrong = emulator.Call("GET", "/dbs", "", {{"authorization", "type%3Dmaster%26ver%3D1.0%26sig%3DAAAA"}});
+  CHECK(wrong.status == 401);
+  CHECK(Json::parse(wrong.body)["message"].get<std::string>().find("get\\ndbs\\n\\n") != std::string::npos);
+  CHECK(emulator.Call("GET", "/alive", "", {{"authorization", ""}}).status == 200);
+}

@@ -1,0 +1,151 @@
+#include "storage/store.h"
+
+#include <filesystem>
+
+#include "tests/test_support.h"
+
+using cosmos::ErrorCode;
+using cosmos::storage::ContainerRecord;
+using cosmos::storage::DatabaseRecord;
+using cosmos::storage::DocumentRecord;
+using cosmos::storage::SeqKind;
+using cosmos::storage::Store;
+using cosmos::storage::StoreOptions;
+
+namespace {
+
+struct Seeded {
+  std::unique_ptr<Store> store;
+  int64_t container = 0;
+};
+
+Seeded SeedStore(const StoreOptions& options = {}) {
+  auto store = Store::Open(options);
+  REQUIRE_OK(store);
+  auto txn = store.value()->BeginWrite();
+  REQUIRE_OK(txn);
+  REQUIRE_OK(txn->InsertDatabase(DatabaseRecord{1, "db", "{}"}));
+  REQUIRE_OK(txn->InsertContainer(ContainerRecord{1, 1, "c", "{}", 0}));
+  REQUIRE_OK(txn->Commit());
+  return {std::move(store).value(), 1};
+}
+
+DocumentRecord Document(int64_t seq, const std::string& pk, const std::string& id, const std::string& body) {
+  return DocumentRecord{seq, pk, id, body, "\"e" + std::to_string(seq) + "\"", seq};
+}
+
+}  // namespace
+
+TEST_CASE("documents are unique per logical partition", "[store]") {
+  auto [store, container] = SeedStore();
+  auto txn = store->BeginWrite();
+  REQUIRE_OK(txn);
+  REQUIRE_OK(txn->InsertDocument(container, Document(1, "[\"a\"]", "x", "{\"id\":\"x\"}")));
+  REQUIRE_OK(txn->InsertDocument(container, Document(2, "[\"b\"]", "x", "{\"id\":\"x\"}")));
+  CHECK(txn->InsertDocument(container, Document(3, "[\"a\"]", "x", "{}")).code() == ErrorCode::kConflict);
+  REQUIRE_OK(txn->Commit());
+}
+
+TEST_CASE("logical partition sizes follow inserts, updates and deletes", "[store]") {
+  auto [store, container] = SeedStore();
+  auto txn = store->BeginWrite();
+  REQUIRE_OK(txn);
+  REQUIRE_OK(txn->InsertDocument(container, Document(1, "[\"a\"]", "x", std::string(100, 'x'))));
+  REQUIRE_OK(txn->InsertDocument(container, Document(2, "[\"a\"]", "y", std::string(50, 'y'))));
+  auto size = txn->GetLogicalPartitionSize(container, "[\"a\"]");
+  REQUIRE_OK(size);
+  CHECK(size->document_count == 2);
+  CHECK(size->total_bytes == 150);
+  REQUIRE_OK(txn->UpdateDocument(container, Document(1, "[\"a\"]", "x", std::string(10, 'z'))));
+  CHECK(txn->GetLogicalPartitionSize(container, "[\"a\"]")->total_bytes == 60);
+  auto found = txn->FindDocument(container, "[\"a\"]", "y");
+  REQUIRE_OK(found);
+  REQUIRE(found.value());
+  REQUIRE_OK(txn->DeleteDocument(container, *found.value()));
+  CHECK(txn->GetLogicalPartitionSize(container, "[\"a\"]")->document_count == 1);
+}
+
+TEST_CASE("sequence numbers are never reused, even after deletes", "[store]") {
+  auto [store, container] = SeedStore();
+  auto txn = store->BeginWrite();
+  REQUIRE_OK(txn);
+  auto first = txn->NextSeq(SeqKind::kDocument);
+  REQUIRE_OK(first);
+  REQUIRE_OK(txn->InsertDocument(container, Document(*first, "[1]", "x", "{}")));
+  REQUIRE_OK(txn->DeleteDocument(container, Document(*first, "[1]", "x", "{}")));
+  auto second = txn->NextSeq(SeqKind::kDocument);
+  REQUIRE_OK(second);
+  CHECK(*second == *first + 1);
+}
+
+TEST_CASE("an uncommitted transaction leaves nothing behind", "[store]") {
+  auto [store, container] = SeedStore();
+  {
+    auto txn = store->BeginWrite();
+    REQUIRE_OK(txn);
+    REQUIRE_OK(txn->InsertDocument(container, Document(1, "[1]", "x", "{}")));
+  }  // rolled back
+  auto read = store->BeginRead();
+  REQUIRE_OK(read);
+  auto found = read->FindDocument(container, "[1]", "x");
+  REQUIRE_OK(found);
+  CHECK_FALSE(found.value());
+}
+
+TEST_CASE("document pages follow (partition key, id) order from a cursor", "[store]") {
+  auto [store, container] = SeedStore();
+  auto txn = store->BeginWrite();
+  REQUIRE_OK(txn);
+  int64_t seq = 1;
+  for (const char* pk : {"[\"b\"]", "[\"a\"]"}) {
+    for (const char* id : {"2", "1", "3"}) REQUIRE_OK(txn->InsertDocument(container, Document(seq++, pk, id, "{}")));
+  }
+  auto page = txn->ListDocuments(container, std::nullopt, std::nullopt, 4);
+  REQUIRE_OK(page);
+  REQUIRE(page->size() == 4);
+  CHECK(page->at(0).partition_key == "[\"a\"]");
+  CHECK(page->at(3).partition_key == "[\"b\"]");
+  CHECK(page->at(3).id == "1");
+  auto rest = txn->ListDocuments(container, std::nullopt, cosmos::storage::DocumentPosition{"[\"b\"]", "1"}, 10);
+  REQUIRE_OK(rest);
+  CHECK(rest->size() == 2);
+  auto one_partition = txn->ListDocuments(container, std::string("[\"a\"]"), std::nullopt, 10);
+  REQUIRE_OK(one_partition);
+  CHECK(one_partition->size() == 3);
+}
+
+TEST_CASE("deleting a database removes its containers and documents", "[store]") {
+  auto [store, container] = SeedStore();
+  auto txn = store->BeginWrite();
+  REQUIRE_OK(txn);
+  REQUIRE_OK(txn->InsertDocument(container, Document(1, "[1]", "x", "{}")));
+  REQUIRE_OK(txn->DeleteDatabase(1));
+  CHECK_FALSE(txn->FindContainerBySeq(1, container).value());
+  CHECK(txn->ListDocuments(container, std::nullopt, std::nullopt, 10)->empty());
+}
+
+TEST_CASE("data in a file survives reopening", "[store]") {
+  auto dir = std::filesystem::temp_directory_path() / ("cosmolite-store-test-" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  StoreOptions options;
+  options.path = (dir / "data.db").string();
+  {
+    auto [store, container] = SeedStore(options);
+    auto txn = store->BeginWrite();
+    REQUIRE_OK(txn);
+    REQUIRE_OK(txn->InsertDocument(container, Document(1, "[1]", "x", "{\"v\":1}")));
+    REQUIRE_OK(txn->Commit());
+  }
+  {
+    auto store = Store::Open(options);
+    REQUIRE_OK(store);
+    auto txn = store.value()->BeginRead();
+    REQUIRE_OK(txn);
+    auto found = txn->FindDocument(1, "[1]", "x");
+    REQUIRE_OK(found);
+    REQUIRE(found.value());
+    CHECK(found.value()->body == "{\"v\":1}");
+  }
+  std::filesystem::remove_all(dir);
+}
