@@ -1,5 +1,6 @@
 #include "engine/account.h"
 
+#include <charconv>
 #include <chrono>
 #include <cstdio>
 
@@ -184,6 +185,33 @@ Result<std::optional<DocumentRecord>> FindItem(Transaction& txn, const ResolvedC
   return txn.FindDocument(container.container.seq, partition_key.StorageKey(), key.id.value);
 }
 
+int64_t PageSize(int64_t max_item_count) {
+  if (max_item_count > 0) return std::min(max_item_count, kMaxPageItems);
+  return max_item_count == -1 ? kMaxPageItems : kDefaultPageItems;
+}
+
+// Database and container feeds continue after the sequence number of the last resource returned.
+Result<int64_t> SeqContinuation(const std::optional<std::string>& continuation) {
+  if (!continuation || continuation->empty()) return int64_t{0};
+  int64_t seq = 0;
+  auto [end, error] = std::from_chars(continuation->data(), continuation->data() + continuation->size(), seq);
+  if (error != std::errc() || end != continuation->data() + continuation->size() || seq < 0) {
+    return Status::BadRequest("The continuation token '" + *continuation + "' is malformed.");
+  }
+  return seq;
+}
+
+std::string EtagOf(const std::string& resource_body) {
+  return Json::parse(resource_body)["_etag"].get<std::string>();
+}
+
+Status CheckIfMatch(const Preconditions& preconditions, const std::string& current_etag) {
+  if (preconditions.if_match && *preconditions.if_match != "*" && *preconditions.if_match != current_etag) {
+    return Status::PreconditionFailed(kPreconditionMessage);
+  }
+  return Status();
+}
+
 // Assembles {"_rid":..., "<key>":[bodies...], "_count":N} without re-parsing the bodies.
 std::string FeedBody(const std::string& owner_rid, const char* key,
                      const std::vector<std::string>& bodies) {
@@ -253,27 +281,35 @@ Result<ResourceResponse> Account::ReadDatabase(const ResourceName& database) {
   COSMOS_ASSIGN_OR_RETURN(auto txn, store_->BeginRead());
   COSMOS_ASSIGN_OR_RETURN(auto record, FindDatabase(txn, database, /*as_owner=*/false));
   ResourceResponse response;
-  response.etag = Json::parse(record.body)["_etag"].get<std::string>();
+  response.etag = EtagOf(record.body);
   response.body = std::move(record.body);
   response.request_charge = MetadataReadCharge();
   return response;
 }
 
-Result<FeedResponse> Account::ListDatabases() {
+Result<FeedResponse> Account::ListDatabases(const FeedOptions& options) {
+  COSMOS_ASSIGN_OR_RETURN(int64_t after, SeqContinuation(options.continuation));
+  int64_t page_size = PageSize(options.max_item_count);
   COSMOS_ASSIGN_OR_RETURN(auto txn, store_->BeginRead());
-  COSMOS_ASSIGN_OR_RETURN(auto records, txn.ListDatabases());
+  COSMOS_ASSIGN_OR_RETURN(auto records, txn.ListDatabases(after, page_size + 1));
+  FeedResponse response;
+  if (static_cast<int64_t>(records.size()) > page_size) {
+    records.resize(page_size);
+    response.continuation = std::to_string(records.back().seq);
+  }
   std::vector<std::string> bodies;
   for (auto& record : records) bodies.push_back(std::move(record.body));
-  FeedResponse response;
   response.count = static_cast<int64_t>(bodies.size());
   response.body = FeedBody("", "Databases", bodies);
   response.request_charge = MetadataReadCharge();
   return response;
 }
 
-Result<ResourceResponse> Account::DeleteDatabase(const ResourceName& database) {
+Result<ResourceResponse> Account::DeleteDatabase(const ResourceName& database,
+                                                 const Preconditions& preconditions) {
   COSMOS_ASSIGN_OR_RETURN(auto txn, store_->BeginWrite());
   COSMOS_ASSIGN_OR_RETURN(auto record, FindDatabase(txn, database, /*as_owner=*/false));
+  COSMOS_RETURN_IF_ERROR(CheckIfMatch(preconditions, EtagOf(record.body)));
   COSMOS_RETURN_IF_ERROR(txn.DeleteDatabase(record.seq));
   COSMOS_RETURN_IF_ERROR(txn.Commit());
   ResourceResponse response;
@@ -333,13 +369,19 @@ Result<ResourceResponse> Account::ReadContainer(const ContainerAddress& containe
   return response;
 }
 
-Result<FeedResponse> Account::ListContainers(const ResourceName& database) {
+Result<FeedResponse> Account::ListContainers(const ResourceName& database, const FeedOptions& options) {
+  COSMOS_ASSIGN_OR_RETURN(int64_t after, SeqContinuation(options.continuation));
+  int64_t page_size = PageSize(options.max_item_count);
   COSMOS_ASSIGN_OR_RETURN(auto txn, store_->BeginRead());
   COSMOS_ASSIGN_OR_RETURN(auto owner, FindDatabase(txn, database, /*as_owner=*/true));
-  COSMOS_ASSIGN_OR_RETURN(auto records, txn.ListContainers(owner.seq));
+  COSMOS_ASSIGN_OR_RETURN(auto records, txn.ListContainers(owner.seq, after, page_size + 1));
+  FeedResponse response;
+  if (static_cast<int64_t>(records.size()) > page_size) {
+    records.resize(page_size);
+    response.continuation = std::to_string(records.back().seq);
+  }
   std::vector<std::string> bodies;
   for (auto& record : records) bodies.push_back(std::move(record.body));
-  FeedResponse response;
   response.owner_rid = ResourceId::ForDatabase(owner.seq);
   response.owner_path = "dbs/" + owner.id;
   response.count = static_cast<int64_t>(bodies.size());
@@ -349,11 +391,13 @@ Result<FeedResponse> Account::ListContainers(const ResourceName& database) {
 }
 
 Result<ResourceResponse> Account::ReplaceContainer(const ContainerAddress& container,
-                                                   const std::string& body) {
+                                                   const std::string& body,
+                                                   const Preconditions& preconditions) {
   COSMOS_ASSIGN_OR_RETURN(auto definition, ParseObject(body, "container definition"));
   COSMOS_RETURN_IF_ERROR(ValidateResourceId(definition));
   COSMOS_ASSIGN_OR_RETURN(auto txn, store_->BeginWrite());
   COSMOS_ASSIGN_OR_RETURN(auto resolved, FindContainer(txn, container, /*as_owner=*/false));
+  COSMOS_RETURN_IF_ERROR(CheckIfMatch(preconditions, resolved.properties["_etag"].get<std::string>()));
   if (definition["id"] != resolved.container.id) {
     return Status::BadRequest("The id in the container definition does not match the id in the path.");
   }
@@ -379,9 +423,11 @@ Result<ResourceResponse> Account::ReplaceContainer(const ContainerAddress& conta
   return response;
 }
 
-Result<ResourceResponse> Account::DeleteContainer(const ContainerAddress& container) {
+Result<ResourceResponse> Account::DeleteContainer(const ContainerAddress& container,
+                                                  const Preconditions& preconditions) {
   COSMOS_ASSIGN_OR_RETURN(auto txn, store_->BeginWrite());
   COSMOS_ASSIGN_OR_RETURN(auto resolved, FindContainer(txn, container, /*as_owner=*/false));
+  COSMOS_RETURN_IF_ERROR(CheckIfMatch(preconditions, resolved.properties["_etag"].get<std::string>()));
   COSMOS_RETURN_IF_ERROR(txn.DeleteContainer(resolved.container.seq));
   COSMOS_RETURN_IF_ERROR(txn.Commit());
   ResourceResponse response;
@@ -437,9 +483,7 @@ Result<ResourceResponse> Account::WriteItem(const ItemWrite& write, WriteMode mo
     if (existing && mode == WriteMode::kCreate) return Status::Conflict(kIdExistsMessage);
   }
   // If-Match guards a replace of an existing document; an upsert that inserts ignores it.
-  if (existing && write.preconditions.if_match && *write.preconditions.if_match != existing->etag) {
-    return Status::PreconditionFailed(kPreconditionMessage);
-  }
+  if (existing) COSMOS_RETURN_IF_ERROR(CheckIfMatch(write.preconditions, existing->etag));
 
   DocumentRecord record;
   if (existing) {
@@ -512,9 +556,7 @@ Result<ResourceResponse> Account::DeleteItem(const ItemKey& key, const Precondit
   COSMOS_ASSIGN_OR_RETURN(auto container, FindContainer(txn, key.container, /*as_owner=*/true));
   COSMOS_ASSIGN_OR_RETURN(auto found, FindItem(txn, container, key));
   if (!found) return Status::NotFound(kIdMissingMessage);
-  if (preconditions.if_match && *preconditions.if_match != found->etag) {
-    return Status::PreconditionFailed(kPreconditionMessage);
-  }
+  COSMOS_RETURN_IF_ERROR(CheckIfMatch(preconditions, found->etag));
   COSMOS_ASSIGN_OR_RETURN(int64_t lsn, txn.NextLsn(container.container.seq));
   COSMOS_RETURN_IF_ERROR(txn.DeleteDocument(container.container.seq, *found));
   COSMOS_RETURN_IF_ERROR(txn.Commit());
@@ -536,9 +578,7 @@ Result<FeedResponse> Account::ReadItemFeed(const ContainerAddress& address, cons
     }
     after = storage::DocumentPosition{token[0].get<std::string>(), token[1].get<std::string>()};
   }
-  int64_t page_items = options.max_item_count > 0
-                           ? std::min(options.max_item_count, kMaxPageItems)
-                           : (options.max_item_count == -1 ? kMaxPageItems : kDefaultPageItems);
+  int64_t page_items = PageSize(options.max_item_count);
 
   COSMOS_ASSIGN_OR_RETURN(auto txn, store_->BeginRead());
   COSMOS_ASSIGN_OR_RETURN(auto container, FindContainer(txn, address, /*as_owner=*/true));

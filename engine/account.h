@@ -70,7 +70,7 @@ struct ItemKey {
 };
 
 struct FeedOptions {
-  int64_t max_item_count = -1;               // -1: the server chooses the page size
+  int64_t max_item_count = 0;                // 0: the default page (100); -1: the server chooses
   std::optional<std::string> continuation;   // from the previous page
   std::optional<std::string> partition_key_header;  // restricts a document feed to one partition
 };
@@ -87,17 +87,20 @@ class Account {
   // Databases. Create returns kConflict if the id exists; the others kNotFound if missing.
   Result<ResourceResponse> CreateDatabase(const std::string& body);
   Result<ResourceResponse> ReadDatabase(const ResourceName& database);
-  Result<FeedResponse> ListDatabases();
-  Result<ResourceResponse> DeleteDatabase(const ResourceName& database);
+  Result<FeedResponse> ListDatabases(const FeedOptions& options);
+  // kPreconditionFailed when If-Match is stale.
+  Result<ResourceResponse> DeleteDatabase(const ResourceName& database, const Preconditions& preconditions);
 
   // Containers. kOwnerResourceNotFound when the database is missing; kBadRequest for an
   // invalid definition or a replace that changes the partition key or unique keys.
   Result<ResourceResponse> CreateContainer(const ResourceName& database, const std::string& body);
   Result<ResourceResponse> ReadContainer(const ContainerAddress& container);
-  Result<FeedResponse> ListContainers(const ResourceName& database);
-  Result<ResourceResponse> ReplaceContainer(const ContainerAddress& container,
-                                            const std::string& body);
-  Result<ResourceResponse> DeleteContainer(const ContainerAddress& container);
+  Result<FeedResponse> ListContainers(const ResourceName& database, const FeedOptions& options);
+  // Replace and delete return kPreconditionFailed when If-Match is stale.
+  Result<ResourceResponse> ReplaceContainer(const ContainerAddress& container, const std::string& body,
+                                            const Preconditions& preconditions);
+  Result<ResourceResponse> DeleteContainer(const ContainerAddress& container,
+                                           const Preconditions& preconditions);
 
   // Items. kOwnerResourceNotFound when the container is missing; kBadRequest for a malformed
   // document or id; kPartitionKeyMismatch when the header disagrees with the document;

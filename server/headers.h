@@ -31,7 +31,6 @@ inline constexpr char kSubstatus[] = "x-ms-substatus";
 inline constexpr char kItemCount[] = "x-ms-item-count";
 inline constexpr char kEtag[] = "etag";
 inline constexpr char kLsn[] = "lsn";
-inline constexpr char kItemLsn[] = "x-ms-item-lsn";
 inline constexpr char kGlobalCommittedLsn[] = "x-ms-global-committed-lsn";
 inline constexpr char kContentPath[] = "x-ms-content-path";
 inline constexpr char kAltContentPath[] = "x-ms-alt-content-path";

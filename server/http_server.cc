@@ -277,6 +277,8 @@ class HttpServer::Impl {
         signals_(ioc_, SIGINT, SIGTERM),
         tls_context_(ssl::context::tls_server) {}
 
+  ~Impl() { FinishWatchdog(); }
+
   Status Listen() {
     beast::error_code ec;
     if (!options_.certificate_pem.empty()) {
@@ -317,30 +319,41 @@ class HttpServer::Impl {
     }
     ioc_.run();
     for (auto& worker : workers) worker.join();
-    {
-      std::lock_guard<std::mutex> lock(done_mu_);
-      done_ = true;
-    }
-    done_cv_.notify_all();
-    if (watchdog_.joinable()) watchdog_.join();
+    FinishWatchdog();
   }
 
   void Shutdown() {
     if (state_.stopping.exchange(true)) return;
+    {
+      // Started before anything can let Run() return, so that Run() always joins it.
+      // Requests still running after the grace period are abandoned.
+      std::lock_guard<std::mutex> lock(done_mu_);
+      watchdog_ = std::thread([this] {
+        std::unique_lock<std::mutex> wait_lock(done_mu_);
+        if (!done_cv_.wait_for(wait_lock, kShutdownGrace, [this] { return done_; })) ioc_.stop();
+      });
+    }
     net::post(acceptor_.get_executor(), [this] {
       beast::error_code ignored;
       acceptor_.close(ignored);
       signals_.cancel(ignored);
     });
     state_.CloseAll();
-    // Requests still running after the grace period are abandoned.
-    watchdog_ = std::thread([this] {
-      std::unique_lock<std::mutex> lock(done_mu_);
-      if (!done_cv_.wait_for(lock, kShutdownGrace, [this] { return done_; })) ioc_.stop();
-    });
   }
 
  private:
+  // Tells the shutdown watchdog that serving is over and waits for it to end.
+  void FinishWatchdog() {
+    std::thread watchdog;
+    {
+      std::lock_guard<std::mutex> lock(done_mu_);
+      done_ = true;
+      watchdog = std::move(watchdog_);
+    }
+    done_cv_.notify_all();
+    if (watchdog.joinable()) watchdog.join();
+  }
+
   void DoAccept() {
     acceptor_.async_accept(net::make_strand(ioc_), [this](beast::error_code ec, tcp::socket socket) {
       if (ec == net::error::operation_aborted || state_.stopping) return;
@@ -371,10 +384,10 @@ class HttpServer::Impl {
   tcp::acceptor acceptor_;
   net::signal_set signals_;
   ssl::context tls_context_;
-  std::thread watchdog_;
   std::mutex done_mu_;
   std::condition_variable done_cv_;
-  bool done_ = false;  // guarded by done_mu_
+  std::thread watchdog_;  // guarded by done_mu_
+  bool done_ = false;     // guarded by done_mu_
 };
 
 HttpServer::HttpServer(ServerOptions options, const RequestHandler& handler)

@@ -73,15 +73,20 @@ Status RejectUnsupportedPost(const HttpRequest& request) {
   return RequireJsonBody(request);
 }
 
-Result<int64_t> MaxItemCount(const HttpRequest& request) {
+// x-ms-max-item-count and x-ms-continuation.
+Result<engine::FeedOptions> FeedOptionsOf(const HttpRequest& request) {
+  engine::FeedOptions options;
   std::optional<std::string> text = request.headers.Get(headers::kMaxItemCount);
-  if (!text || text->empty()) return int64_t{0};
-  int64_t value = 0;
-  auto [end, error] = std::from_chars(text->data(), text->data() + text->size(), value);
-  if (error != std::errc() || end != text->data() + text->size() || value < -1 || value == 0) {
-    return Status::BadRequest("Invalid value '" + *text + "' for x-ms-max-item-count: use -1 or a positive integer.");
+  if (text && !text->empty()) {
+    auto [end, error] = std::from_chars(text->data(), text->data() + text->size(), options.max_item_count);
+    if (error != std::errc() || end != text->data() + text->size() || options.max_item_count < -1 ||
+        options.max_item_count == 0) {
+      return Status::BadRequest("Invalid value '" + *text +
+                                "' for x-ms-max-item-count: use -1 or a positive integer.");
+    }
   }
-  return value;
+  options.continuation = request.headers.Get(headers::kContinuation);
+  return options;
 }
 
 engine::Preconditions PreconditionsOf(const HttpRequest& request) {
@@ -115,10 +120,7 @@ HttpResponse FromResource(ResourceResponse resource, int status, bool with_lsn) 
   response.body = std::move(resource.body);
   response.AddHeader(headers::kRequestCharge, FormatCharge(resource.request_charge));
   AddResourceHeaders(response, resource.etag, resource.owner_path, resource.owner_rid);
-  if (with_lsn) {
-    AddLsnHeaders(response, resource.lsn);
-    response.AddHeader(headers::kItemLsn, std::to_string(resource.lsn));
-  }
+  if (with_lsn) AddLsnHeaders(response, resource.lsn);
   return response;
 }
 
@@ -219,7 +221,8 @@ Result<HttpResponse> RequestHandler::Dispatch(const HttpRequest& request, const 
     case ResourceKind::kDatabase:
       if (path.is_feed) {
         if (method == "GET") {
-          COSMOS_ASSIGN_OR_RETURN(auto feed, account_.ListDatabases());
+          COSMOS_ASSIGN_OR_RETURN(auto options, FeedOptionsOf(request));
+          COSMOS_ASSIGN_OR_RETURN(auto feed, account_.ListDatabases(options));
           return FromFeed(std::move(feed), false);
         }
         if (method == "POST") {
@@ -234,7 +237,7 @@ Result<HttpResponse> RequestHandler::Dispatch(const HttpRequest& request, const 
         return FromResource(std::move(database), 200, false);
       }
       if (method == "DELETE") {
-        COSMOS_ASSIGN_OR_RETURN(auto deleted, account_.DeleteDatabase(NameAt(path, 0)));
+        COSMOS_ASSIGN_OR_RETURN(auto deleted, account_.DeleteDatabase(NameAt(path, 0), PreconditionsOf(request)));
         return FromResource(std::move(deleted), 204, false);
       }
       return WrongMethod(request);
@@ -242,7 +245,8 @@ Result<HttpResponse> RequestHandler::Dispatch(const HttpRequest& request, const 
     case ResourceKind::kContainer:
       if (path.is_feed) {
         if (method == "GET") {
-          COSMOS_ASSIGN_OR_RETURN(auto feed, account_.ListContainers(NameAt(path, 0)));
+          COSMOS_ASSIGN_OR_RETURN(auto options, FeedOptionsOf(request));
+          COSMOS_ASSIGN_OR_RETURN(auto feed, account_.ListContainers(NameAt(path, 0), options));
           return FromFeed(std::move(feed), false);
         }
         if (method == "POST") {
@@ -254,15 +258,16 @@ Result<HttpResponse> RequestHandler::Dispatch(const HttpRequest& request, const 
       }
       if (method == "GET") {
         COSMOS_ASSIGN_OR_RETURN(auto container, account_.ReadContainer(ContainerOf(path)));
-        return FromResource(std::move(container), 200, false);
+        return FromResource(std::move(container), 200, true);
       }
       if (method == "PUT") {
         COSMOS_RETURN_IF_ERROR(RequireJsonBody(request));
-        COSMOS_ASSIGN_OR_RETURN(auto replaced, account_.ReplaceContainer(ContainerOf(path), request.body));
+        COSMOS_ASSIGN_OR_RETURN(auto replaced, account_.ReplaceContainer(ContainerOf(path), request.body,
+                                                                         PreconditionsOf(request)));
         return FromResource(std::move(replaced), 200, false);
       }
       if (method == "DELETE") {
-        COSMOS_ASSIGN_OR_RETURN(auto deleted, account_.DeleteContainer(ContainerOf(path)));
+        COSMOS_ASSIGN_OR_RETURN(auto deleted, account_.DeleteContainer(ContainerOf(path), PreconditionsOf(request)));
         return FromResource(std::move(deleted), 204, false);
       }
       return WrongMethod(request);
@@ -281,10 +286,7 @@ Result<HttpResponse> RequestHandler::Dispatch(const HttpRequest& request, const 
       if (request.headers.Get(headers::kAIm)) {
         return Status::BadRequest("The change feed is not supported by this cosmolite build yet.");
       }
-      engine::FeedOptions options;
-      COSMOS_ASSIGN_OR_RETURN(options.max_item_count, MaxItemCount(request));
-      if (options.max_item_count == 0) options.max_item_count = 100;
-      options.continuation = request.headers.Get(headers::kContinuation);
+      COSMOS_ASSIGN_OR_RETURN(auto options, FeedOptionsOf(request));
       options.partition_key_header = partition_key;
       COSMOS_ASSIGN_OR_RETURN(auto feed, account_.ReadItemFeed(ContainerOf(path), options));
       return FromFeed(std::move(feed), true);

@@ -147,9 +147,10 @@ Result<std::optional<DatabaseRecord>> Transaction::FindDatabaseBySeq(int64_t seq
   return FirstRow<DatabaseRecord>(stmt, ReadDatabase);
 }
 
-Result<std::vector<DatabaseRecord>> Transaction::ListDatabases() {
-  COSMOS_ASSIGN_OR_RETURN(auto* stmt,
-                          connection_->Prepare("SELECT seq, id, body FROM databases ORDER BY seq"));
+Result<std::vector<DatabaseRecord>> Transaction::ListDatabases(int64_t after_seq, int64_t limit) {
+  COSMOS_ASSIGN_OR_RETURN(auto* stmt, connection_->Prepare(
+      "SELECT seq, id, body FROM databases WHERE seq > ? ORDER BY seq LIMIT ?"));
+  stmt->Bind(1, after_seq).Bind(2, limit);
   return CollectRows<DatabaseRecord>(stmt, ReadDatabase);
 }
 
@@ -188,10 +189,12 @@ Result<std::optional<ContainerRecord>> Transaction::FindContainerBySeq(int64_t d
   return FirstRow<ContainerRecord>(stmt, ReadContainer);
 }
 
-Result<std::vector<ContainerRecord>> Transaction::ListContainers(int64_t database_seq) {
+Result<std::vector<ContainerRecord>> Transaction::ListContainers(int64_t database_seq,
+                                                                int64_t after_seq, int64_t limit) {
   COSMOS_ASSIGN_OR_RETURN(auto* stmt, connection_->Prepare(
-      "SELECT seq, database_seq, id, body, lsn FROM containers WHERE database_seq = ? ORDER BY seq"));
-  stmt->Bind(1, database_seq);
+      "SELECT seq, database_seq, id, body, lsn FROM containers WHERE database_seq = ? AND seq > ? "
+      "ORDER BY seq LIMIT ?"));
+  stmt->Bind(1, database_seq).Bind(2, after_seq).Bind(3, limit);
   return CollectRows<ContainerRecord>(stmt, ReadContainer);
 }
 

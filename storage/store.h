@@ -82,14 +82,17 @@ class Transaction {
 
   Result<std::optional<DatabaseRecord>> FindDatabase(std::string_view id);
   Result<std::optional<DatabaseRecord>> FindDatabaseBySeq(int64_t seq);
-  Result<std::vector<DatabaseRecord>> ListDatabases();
+  // Up to `limit` databases (-1: all) with seq greater than `after_seq`, in seq order.
+  Result<std::vector<DatabaseRecord>> ListDatabases(int64_t after_seq = 0, int64_t limit = -1);
   Status InsertDatabase(const DatabaseRecord& record);
   // Deletes the database with all of its containers and their documents.
   Status DeleteDatabase(int64_t seq);
 
   Result<std::optional<ContainerRecord>> FindContainer(int64_t database_seq, std::string_view id);
   Result<std::optional<ContainerRecord>> FindContainerBySeq(int64_t database_seq, int64_t seq);
-  Result<std::vector<ContainerRecord>> ListContainers(int64_t database_seq);
+  // Up to `limit` containers (-1: all) with seq greater than `after_seq`, in seq order.
+  Result<std::vector<ContainerRecord>> ListContainers(int64_t database_seq, int64_t after_seq = 0,
+                                                      int64_t limit = -1);
   Status InsertContainer(const ContainerRecord& record);
   Status UpdateContainerBody(int64_t seq, std::string_view body);
   // Deletes the container with all of its documents.

@@ -41,7 +41,8 @@ export function seg(id) {
  * Send one request. Options:
  *  method, path (URL path, already encoded), headers (extra), body (object → JSON, string/Buffer raw),
  *  auth: "sign" (default) | "none" | a literal authorization header value,
- *  key (override the signing key), date (override x-ms-date), resourceType/resourceLink (override).
+ *  key (override the signing key), date (override x-ms-date), resourceType/resourceLink (override),
+ *  chunked (send the body with Transfer-Encoding: chunked).
  * Returns {status, headers, text, json} where json is the parsed body or undefined.
  */
 export function rawRequest(target, options = {}) {
@@ -75,7 +76,8 @@ export function rawRequest(target, options = {}) {
     if (value === undefined || value === null) delete headers[name.toLowerCase()];
     else headers[name.toLowerCase()] = String(value);
   }
-  if (payload !== undefined) headers["content-length"] = Buffer.byteLength(payload);
+  // chunked: send the body with Transfer-Encoding: chunked, in several pieces.
+  if (payload !== undefined && !options.chunked) headers["content-length"] = Buffer.byteLength(payload);
 
   const secure = url.protocol === "https:";
   const lib = secure ? https : http;
@@ -100,7 +102,12 @@ export function rawRequest(target, options = {}) {
     );
     req.on("timeout", () => req.destroy(new Error(`${method} ${path}: timed out`)));
     req.on("error", reject);
-    if (payload !== undefined) req.write(payload);
+    if (payload !== undefined && options.chunked) {
+      const bytes = Buffer.from(payload);
+      for (let i = 0; i < bytes.length; i += 16_384) req.write(bytes.subarray(i, i + 16_384));
+    } else if (payload !== undefined) {
+      req.write(payload);
+    }
     req.end();
   });
 }

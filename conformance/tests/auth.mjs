@@ -92,4 +92,13 @@ export default [
       a.status(await ctx.raw({ method: "GET", path: "/dbs", date }), 200, "x-ms-date 5 minutes old");
     },
   },
+  {
+    name: "missing or unparseable x-ms-date answers 401",
+    async run(ctx) {
+      const garbled = await ctx.raw({ method: "GET", path: "/dbs", date: "yesterday at noon" });
+      a.rawError(garbled, 401, "unparseable x-ms-date");
+      const missing = await ctx.raw({ method: "GET", path: "/dbs", headers: { "x-ms-date": undefined } });
+      a.rawError(missing, 401, "no x-ms-date (nor Date) header");
+    },
+  },
 ];

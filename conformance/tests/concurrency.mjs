@@ -74,4 +74,53 @@ export default [
       a.status(await container.item("ghost", "p").read(), 200, "item created");
     },
   },
+  {
+    name: "concurrent replaces with the same If-Match: exactly one wins, the others get 412",
+    async run(ctx) {
+      const { container, current } = await itemWithStaleEtag(ctx);
+      const attempts = Array.from({ length: 10 }, (_, i) =>
+        container.item("o", "p").replace({ id: "o", pk: "p", v: 100 + i }, ifMatch(current)).then(
+          (r) => r.statusCode,
+          (e) => e.code,
+        ));
+      const statuses = await Promise.all(attempts);
+      a.eq(statuses.filter((s) => s === 200).length, 1, `successful replaces among ${JSON.stringify(statuses)}`);
+      a.eq(statuses.filter((s) => s === 412).length, 9, `412 answers among ${JSON.stringify(statuses)}`);
+    },
+  },
+  {
+    name: "concurrent creates of one id: exactly one 201, the others 409",
+    async run(ctx) {
+      const { container } = await ctx.container();
+      const attempts = Array.from({ length: 10 }, (_, i) =>
+        container.items.create({ id: "race", pk: "p", v: i }).then((r) => r.statusCode, (e) => e.code));
+      const statuses = await Promise.all(attempts);
+      a.eq(statuses.filter((s) => s === 201).length, 1, `201 answers among ${JSON.stringify(statuses)}`);
+      a.eq(statuses.filter((s) => s === 409).length, 9, `409 answers among ${JSON.stringify(statuses)}`);
+    },
+  },
+  {
+    name: "container replace and delete honour If-Match (412 when stale)",
+    async run(ctx) {
+      const { container } = await ctx.container();
+      const first = (await container.read()).resource;
+      const second = (await container.replace({ ...first, defaultTtl: 100 })).resource;
+      a.notEq(second._etag, first._etag, "container _etag after replace");
+      await a.rejects(() => container.replace({ ...second, defaultTtl: 200 }, ifMatch(first._etag)), 412, "replace container with a stale etag");
+      a.eq((await container.read()).resource.defaultTtl, 100, "defaultTtl unchanged after 412");
+      await a.rejects(() => container.delete(ifMatch(first._etag)), 412, "delete container with a stale etag");
+      a.status(await container.read(), 200, "container still there after 412");
+      a.status(await container.replace({ ...second, defaultTtl: 200 }, ifMatch(second._etag)), 200, "replace with the current etag");
+    },
+  },
+  {
+    name: "database delete honours If-Match (412 when stale)",
+    async run(ctx) {
+      const database = await ctx.database();
+      await a.rejects(() => database.delete(ifMatch('"00000000-0000-0000-0000-000000000000"')), 412, "delete database with a stale etag");
+      a.status(await database.read(), 200, "database still there after 412");
+      const { resource } = await database.read();
+      a.status(await database.delete(ifMatch(resource._etag)), 204, "delete database with the current etag");
+    },
+  },
 ];

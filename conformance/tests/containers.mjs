@@ -195,4 +195,87 @@ export default [
       a.ok(ranges.some((r) => r.maxExclusive === "FF"), "no range ends at 'FF'");
     },
   },
+  {
+    name: "invalid definitions answer 400",
+    async run(ctx) {
+      const database = await ctx.database();
+      const cases = [
+        ["partition key path without a leading slash", { partitionKey: { paths: ["pk"] } }],
+        ["more than 3 hierarchical paths", { partitionKey: { paths: ["/a", "/b", "/c", "/d"], kind: "MultiHash", version: 2 } }],
+        ["defaultTtl 0", { partitionKey: { paths: ["/pk"] }, defaultTtl: 0 }],
+        ["defaultTtl -2", { partitionKey: { paths: ["/pk"] }, defaultTtl: -2 }],
+        ["id of 256 characters", { id: "c".repeat(256), partitionKey: { paths: ["/pk"] } }],
+        ["id with '/'", { id: "a/b", partitionKey: { paths: ["/pk"] } }],
+      ];
+      for (const [what, definition] of cases) {
+        const body = { id: ctx.uid("c"), ...definition };
+        const response = await ctx.raw({ method: "POST", path: `/dbs/${seg(database.id)}/colls`, body });
+        a.rawError(response, 400, what);
+      }
+    },
+  },
+  {
+    name: "delete removes its items (recreate same id: empty)",
+    async run(ctx) {
+      const { database, container } = await ctx.container();
+      await container.items.create({ id: "i", pk: "p" });
+      await container.delete();
+      const { container: again } = await database.containers.create({ id: container.id, partitionKey: { paths: ["/pk"] } });
+      a.status(await again.item("i", "p").read(), 404, "item of the deleted container");
+      const feed = await ctx.raw({ method: "GET", path: `/dbs/${seg(database.id)}/colls/${seg(container.id)}/docs` });
+      a.eq(feed.json?._count, 0, "read feed of the recreated container");
+    },
+  },
+  {
+    name: "resources are addressable by _rid (rid-based links)",
+    async run(ctx) {
+      const { database, container } = await ctx.container();
+      const item = (await container.items.create({ id: "r", pk: "p" })).resource;
+      const dbRid = (await database.read()).resource._rid;
+      const collRid = (await container.read()).resource._rid;
+      const db = await ctx.raw({ method: "GET", path: `/dbs/${dbRid}/`, resourceType: "dbs", resourceLink: dbRid.toLowerCase() });
+      a.status(db, 200, "GET database by rid");
+      a.eq(db.json.id, database.id, "database id");
+      const coll = await ctx.raw({
+        method: "GET", path: `/dbs/${dbRid}/colls/${collRid}/`, resourceType: "colls", resourceLink: collRid.toLowerCase(),
+      });
+      a.status(coll, 200, "GET container by rid");
+      a.eq(coll.json.id, container.id, "container id");
+      const doc = await ctx.raw({
+        method: "GET",
+        path: `/dbs/${dbRid}/colls/${collRid}/docs/${item._rid}/`,
+        resourceType: "docs",
+        resourceLink: item._rid.toLowerCase(),
+        headers: { "x-ms-documentdb-partitionkey": '["p"]' },
+      });
+      a.status(doc, 200, "GET item by rid");
+      a.eq(doc.json.id, "r", "item id");
+      const self = await ctx.raw({
+        method: "GET", path: `/${item._self}`, resourceType: "docs", resourceLink: item._rid.toLowerCase(),
+        headers: { "x-ms-documentdb-partitionkey": '["p"]' },
+      });
+      a.status(self, 200, "GET item by _self");
+    },
+  },
+  {
+    name: "container feed pages with maxItemCount (x-ms-max-item-count / x-ms-continuation)",
+    async run(ctx) {
+      const database = await ctx.database();
+      const ids = [];
+      for (let i = 0; i < 3; i++) {
+        ids.push(ctx.uid("c"));
+        await database.containers.create({ id: ids[i], partitionKey: { paths: ["/pk"] } });
+      }
+      const iterator = database.containers.readAll({ maxItemCount: 2 });
+      const sizes = [];
+      const seen = [];
+      for (let page = 1; iterator.hasMoreResults() && page < 10; page++) {
+        const { resources } = await iterator.fetchNext();
+        sizes.push(resources.length);
+        seen.push(...resources.map((c) => c.id));
+      }
+      a.deepEq(sizes.filter((n) => n > 0), [2, 1], "page sizes with maxItemCount 2");
+      a.deepEq(seen.sort(), [...ids].sort(), "containers seen exactly once");
+    },
+  },
 ];

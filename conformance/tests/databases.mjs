@@ -132,12 +132,14 @@ export default [
     },
   },
   {
-    name: "create with an invalid id (contains '/') answers 400",
+    name: "create with an invalid id (/ \\ ? #, empty, 256 characters) answers 400",
     async run(ctx) {
-      const id = `${ctx.uid("db")}/x`;
-      const response = await ctx.raw({ method: "POST", path: "/dbs", body: { id } });
-      if (response.status === 201) ctx.defer(() => ctx.raw({ method: "DELETE", path: `/dbs/${seg(id)}` }));
-      a.rawError(response, 400, "database id with '/'");
+      const base = ctx.uid("db");
+      for (const id of [`${base}/x`, `${base}\\x`, `${base}?x`, `${base}#x`, "", "d".repeat(256)]) {
+        const response = await ctx.raw({ method: "POST", path: "/dbs", body: { id } });
+        if (response.status === 201) ctx.defer(() => ctx.raw({ method: "DELETE", path: `/dbs/${seg(id)}` }));
+        a.rawError(response, 400, `database id ${JSON.stringify(id.slice(0, 40))}`);
+      }
     },
   },
   {
@@ -145,6 +147,36 @@ export default [
     async run(ctx) {
       const response = await ctx.raw({ method: "POST", path: "/dbs", body: { notId: "x" } });
       a.rawError(response, 400, "database without id");
+    },
+  },
+  {
+    name: "create with offerThroughput is accepted",
+    async run(ctx) {
+      const id = ctx.uid("db");
+      ctx.defer(() => ctx.client.database(id).delete());
+      const response = await ctx.client.databases.create({ id }, { offerThroughput: 400 });
+      a.status(response, 201, "create database with 400 RU/s");
+      const { container, statusCode } = await response.database.containers.create(
+        { id: "c", partitionKey: { paths: ["/pk"] } },
+        { offerThroughput: 400 },
+      );
+      a.eq(statusCode, 201, "create container with 400 RU/s");
+      a.status(await container.items.create({ id: "x", pk: "p" }), 201, "write to it");
+    },
+  },
+  {
+    name: "database feed pages with maxItemCount (x-ms-max-item-count / x-ms-continuation)",
+    async run(ctx) {
+      const ids = [];
+      for (let i = 0; i < 3; i++) ids.push((await ctx.database()).id);
+      const iterator = ctx.client.databases.readAll({ maxItemCount: 1 });
+      const seen = [];
+      for (let page = 1; iterator.hasMoreResults() && page < 1000; page++) {
+        const { resources } = await iterator.fetchNext();
+        a.ok(resources.length <= 1, `page ${page} has ${resources.length} databases with maxItemCount 1`);
+        seen.push(...resources.map((d) => d.id));
+      }
+      for (const id of ids) a.eq(seen.filter((s) => s === id).length, 1, `times ${id} was listed`);
     },
   },
 ];

@@ -128,12 +128,16 @@ export default [
     name: "item in a missing container or database answers 404 with substatus 1003",
     async run(ctx) {
       const database = await ctx.database();
-      await a.rejects(
-        () => database.container(ctx.uid("missing")).items.create({ id: "x", pk: "p" }),
-        404,
-        "create in a missing container",
-        { substatus: 1003 },
-      );
+      // Through the SDK the create first reads the container's partition key definition: a plain 404.
+      await a.rejects(() => database.container(ctx.uid("missing")).items.create({ id: "x", pk: "p" }), 404,
+        "SDK create in a missing container");
+      const rawCreate = await ctx.raw({
+        method: "POST",
+        path: `/dbs/${seg(database.id)}/colls/missing/docs`,
+        headers: { "x-ms-documentdb-partitionkey": '["p"]' },
+        body: { id: "x", pk: "p" },
+      });
+      a.rawError(rawCreate, 404, "create in a missing container", { substatus: 1003 });
       const raw = await ctx.raw({
         method: "GET",
         path: `/dbs/${seg(database.id)}/colls/missing/docs/x`,
@@ -247,17 +251,52 @@ export default [
     },
   },
   {
-    name: "SDK create with contentResponseOnWriteEnabled=false",
+    name: "ids are case-sensitive",
     async run(ctx) {
-      const client = ctx.newClient({ connectionPolicy: undefined, contentResponseOnWriteEnabled: false });
-      ctx.defer(() => client.dispose());
+      const { container } = await ctx.container();
+      a.status(await container.items.create({ id: "Case", pk: "p", v: 1 }), 201, "create Case");
+      a.status(await container.items.create({ id: "case", pk: "p", v: 2 }), 201, "create case");
+      a.eq((await container.item("Case", "p").read()).resource.v, 1, "read Case");
+      a.eq((await container.item("case", "p").read()).resource.v, 2, "read case");
+      a.status(await container.item("CASE", "p").read(), 404, "read CASE");
+    },
+  },
+  {
+    name: "property order is preserved and system properties come from the server",
+    async run(ctx) {
       const { database, container } = await ctx.container();
-      const c = client.database(database.id).container(container.id);
-      const response = await c.items.create({ id: "m", pk: "p" });
-      a.status(response, 201, "create");
-      a.ok(response.resource === undefined || response.resource === null || response.resource === "",
-        `create: expected no body, got ${JSON.stringify(response.resource)}`);
-      a.status(await container.item("m", "p").read(), 200, "item exists");
+      const body = '{"id":"o","zeta":1,"pk":"p","alpha":{"y":1,"b":2},"mid":[3,1,2],"_ts":5,"_etag":"bogus"}';
+      const created = await ctx.raw({
+        method: "POST",
+        path: `/dbs/${seg(database.id)}/colls/${seg(container.id)}/docs`,
+        headers: { "x-ms-documentdb-partitionkey": '["p"]' },
+        body,
+      });
+      a.status(created, 201, "create");
+      const read = await ctx.raw({ method: "GET", path: docPath(database, container, "o"), headers: { "x-ms-documentdb-partitionkey": '["p"]' } });
+      a.status(read, 200, "read");
+      const keys = Object.keys(read.json).filter((k) => !k.startsWith("_"));
+      a.deepEq(keys, ["id", "zeta", "pk", "alpha", "mid"], "user property order");
+      a.deepEq(Object.keys(read.json.alpha), ["y", "b"], "nested property order");
+      a.deepEq(read.json.mid, [3, 1, 2], "array order");
+      a.notEq(read.json._ts, 5, "_ts supplied by the client");
+      a.notEq(read.json._etag, "bogus", "_etag supplied by the client");
+      checkItemSystemProperties(read.json, "read");
+    },
+  },
+  {
+    name: "raw create with a chunked request body",
+    async run(ctx) {
+      const { database, container } = await ctx.container();
+      const response = await ctx.raw({
+        method: "POST",
+        path: `/dbs/${seg(database.id)}/colls/${seg(container.id)}/docs`,
+        headers: { "x-ms-documentdb-partitionkey": '["p"]' },
+        body: JSON.stringify({ id: "chunked", pk: "p", text: "y".repeat(100_000) }),
+        chunked: true,
+      });
+      a.status(response, 201, "chunked create");
+      a.eq((await container.item("chunked", "p").read()).resource.text.length, 100_000, "stored text");
     },
   },
 ];

@@ -1,0 +1,74 @@
+// Emulator endpoints: readiness, the certificate download, HTTPS and plain HTTP on one port.
+import crypto from "node:crypto";
+import tls from "node:tls";
+import * as a from "../lib/assert.mjs";
+import { makeClient } from "../lib/context.mjs";
+import { httpGet } from "../lib/server.mjs";
+import { rawRequest } from "../lib/raw.mjs";
+
+function peerCertificate(endpoint) {
+  const url = new URL(endpoint);
+  return new Promise((resolve, reject) => {
+    const socket = tls.connect({ host: url.hostname, port: Number(url.port), rejectUnauthorized: false, servername: "localhost" }, () => {
+      const cert = socket.getPeerCertificate();
+      socket.end();
+      resolve(cert);
+    });
+    socket.on("error", reject);
+  });
+}
+
+export default [
+  {
+    name: "GET /ready and /alive answer 200 without authorization",
+    requires: ["emulator"],
+    async run(ctx) {
+      for (const path of ["ready", "alive"]) {
+        const response = await httpGet(`${ctx.endpoint}${path}`, 2000);
+        a.status(response, 200, `GET /${path}`);
+      }
+    },
+  },
+  {
+    name: "GET /_explorer/emulator.pem returns the certificate the TLS handshake presents",
+    requires: ["emulator", "tls"],
+    async run(ctx) {
+      const response = await httpGet(`${ctx.endpoint}_explorer/emulator.pem`, 2000);
+      a.status(response, 200, "GET emulator.pem");
+      a.match(response.body, /^-----BEGIN CERTIFICATE-----\r?\n[A-Za-z0-9+/=\r\n]+-----END CERTIFICATE-----/, "PEM body");
+      const served = new crypto.X509Certificate(response.body);
+      const presented = await peerCertificate(ctx.endpoint);
+      a.eq(presented.fingerprint256, served.fingerprint256, "certificate fingerprint");
+      a.ok(served.checkHost("localhost") || served.checkIP("127.0.0.1"), "certificate names localhost or 127.0.0.1");
+    },
+  },
+  {
+    name: "plain HTTP on the HTTPS port works (SDK over http://)",
+    requires: ["emulator", "tls"],
+    async run(ctx) {
+      const url = new URL(ctx.endpoint);
+      const plain = `http://${url.host}/`;
+      a.status(await httpGet(`${plain}ready`, 2000), 200, "plain GET /ready");
+      const client = makeClient(plain, ctx.key);
+      ctx.defer(() => client.dispose());
+      const database = await ctx.database("db", client);
+      a.status(await database.read(), 200, "read database over plain HTTP");
+      const account = await rawRequest({ endpoint: plain, key: ctx.key }, { method: "GET", path: "/" });
+      a.status(account, 200, "GET / over plain HTTP");
+      a.eq(account.json.writableLocations[0]?.databaseAccountEndpoint, plain, "writable location over plain HTTP");
+    },
+  },
+  {
+    name: "--no-tls refuses a TLS handshake",
+    requires: ["emulator", "plain"],
+    async run(ctx) {
+      let failed = false;
+      try {
+        await peerCertificate(ctx.endpoint);
+      } catch {
+        failed = true;
+      }
+      a.ok(failed, "a TLS handshake succeeded on a --no-tls server");
+    },
+  },
+];
