@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "common/json.h"
+#include "engine/container_cache.h"
 #include "engine/container_definition.h"
 #include "engine/partition_key.h"
 #include "engine/request_charge.h"
@@ -105,18 +106,6 @@ std::string ContainerSelf(const std::string& database_rid, const std::string& co
   return "dbs/" + database_rid + "/colls/" + container_rid + "/";
 }
 
-// A resolved container with its parsed definition.
-struct ResolvedContainer {
-  DatabaseRecord database;
-  ContainerRecord container;
-  Json properties;
-  PartitionKeyDefinition partition_key;
-  std::string database_rid;
-  std::string container_rid;
-
-  std::string OwnerPath() const { return "dbs/" + database.id + "/colls/" + container.id; }
-};
-
 // Finds a database by id or rid. As the target of the request a missing database is
 // kNotFound; as the owner of the target it is kOwnerResourceNotFound.
 Result<DatabaseRecord> FindDatabase(Transaction& txn, const ResourceName& name, bool as_owner) {
@@ -134,33 +123,6 @@ Result<DatabaseRecord> FindDatabase(Transaction& txn, const ResourceName& name, 
                     : Status::NotFound(kIdMissingMessage);
   }
   return std::move(*found);
-}
-
-Result<ResolvedContainer> FindContainer(Transaction& txn, const ContainerAddress& address,
-                                        bool as_owner) {
-  COSMOS_ASSIGN_OR_RETURN(auto database, FindDatabase(txn, address.database, /*as_owner=*/true));
-  std::optional<ContainerRecord> found;
-  if (address.container.is_rid) {
-    std::optional<ResourceId> rid = ResourceId::Parse(address.container.value);
-    if (rid && rid->database == database.seq && rid->container != 0 && rid->document == 0) {
-      COSMOS_ASSIGN_OR_RETURN(found, txn.FindContainerBySeq(database.seq, rid->container));
-    }
-  } else {
-    COSMOS_ASSIGN_OR_RETURN(found, txn.FindContainer(database.seq, address.container.value));
-  }
-  if (!found) {
-    return as_owner ? Status::OwnerResourceNotFound(kOwnerMissingMessage)
-                    : Status::NotFound(kIdMissingMessage);
-  }
-  ResolvedContainer resolved;
-  resolved.properties = Json::parse(found->body);
-  COSMOS_ASSIGN_OR_RETURN(resolved.partition_key,
-                          PartitionKeyDefinition::Parse(resolved.properties["partitionKey"]));
-  resolved.database_rid = ResourceId::ForDatabase(database.seq);
-  resolved.container_rid = ResourceId::ForContainer(database.seq, found->seq);
-  resolved.database = std::move(database);
-  resolved.container = std::move(*found);
-  return resolved;
 }
 
 // The partition key a point operation names in its header. Required on every item operation.
@@ -242,6 +204,50 @@ Account::Account(std::unique_ptr<storage::Store> store)
                                               std::chrono::system_clock::now().time_since_epoch())
                                               .count())) {}
 
+// The address as the request spelled it: each part by name or by rid, length-prefixed.
+std::string CacheKey(const ContainerAddress& address) {
+  std::string key;
+  for (const ResourceName* name : {&address.database, &address.container}) {
+    key += name->is_rid ? 'r' : 'n';
+    key += std::to_string(name->value.size()) + ':' + name->value;
+  }
+  return key;
+}
+
+Result<std::shared_ptr<const ResolvedContainer>> Account::FindContainer(Transaction& txn,
+                                                                        const ContainerAddress& address,
+                                                                        bool as_owner) {
+  std::string key = CacheKey(address);
+  if (auto cached = containers_.Find(key)) return cached;
+
+  COSMOS_ASSIGN_OR_RETURN(auto database, FindDatabase(txn, address.database, /*as_owner=*/true));
+  std::optional<ContainerRecord> found;
+  if (address.container.is_rid) {
+    std::optional<ResourceId> rid = ResourceId::Parse(address.container.value);
+    if (rid && rid->database == database.seq && rid->container != 0 && rid->document == 0) {
+      COSMOS_ASSIGN_OR_RETURN(found, txn.FindContainerBySeq(database.seq, rid->container));
+    }
+  } else {
+    COSMOS_ASSIGN_OR_RETURN(found, txn.FindContainer(database.seq, address.container.value));
+  }
+  if (!found) {
+    return as_owner ? Status::OwnerResourceNotFound(kOwnerMissingMessage)
+                    : Status::NotFound(kIdMissingMessage);
+  }
+  auto resolved = std::make_shared<ResolvedContainer>();
+  resolved->properties = Json::parse(found->body);
+  COSMOS_ASSIGN_OR_RETURN(resolved->partition_key,
+                          PartitionKeyDefinition::Parse(resolved->properties["partitionKey"]));
+  resolved->unique_keys = UniqueKeyPolicy::FromDefinition(resolved->properties);
+  resolved->database_rid = ResourceId::ForDatabase(database.seq);
+  resolved->container_rid = ResourceId::ForContainer(database.seq, found->seq);
+  resolved->lsn = found->lsn;
+  resolved->database = std::move(database);
+  resolved->container = std::move(*found);
+  containers_.Insert(key, resolved);
+  return std::shared_ptr<const ResolvedContainer>(std::move(resolved));
+}
+
 std::string Account::NewEtag() {
   uint64_t value = etag_counter_.fetch_add(1, std::memory_order_relaxed);
   char text[48];
@@ -311,6 +317,7 @@ Result<ResourceResponse> Account::DeleteDatabase(const ResourceName& database,
   COSMOS_ASSIGN_OR_RETURN(auto record, FindDatabase(txn, database, /*as_owner=*/false));
   COSMOS_RETURN_IF_ERROR(CheckIfMatch(preconditions, EtagOf(record.body)));
   COSMOS_RETURN_IF_ERROR(txn.DeleteDatabase(record.seq));
+  containers_.Clear();
   COSMOS_RETURN_IF_ERROR(txn.Commit());
   ResourceResponse response;
   response.request_charge = MetadataWriteCharge();
@@ -360,12 +367,12 @@ Result<ResourceResponse> Account::ReadContainer(const ContainerAddress& containe
   COSMOS_ASSIGN_OR_RETURN(auto txn, store_->BeginRead());
   COSMOS_ASSIGN_OR_RETURN(auto resolved, FindContainer(txn, container, /*as_owner=*/false));
   ResourceResponse response;
-  response.etag = resolved.properties["_etag"].get<std::string>();
-  response.body = std::move(resolved.container.body);
+  response.etag = resolved->properties["_etag"].get<std::string>();
+  response.body = resolved->container.body;
   response.request_charge = MetadataReadCharge();
-  response.lsn = resolved.container.lsn;
-  response.owner_path = "dbs/" + resolved.database.id;
-  response.owner_rid = resolved.database_rid;
+  response.lsn = resolved->lsn;
+  response.owner_path = "dbs/" + resolved->database.id;
+  response.owner_rid = resolved->database_rid;
   return response;
 }
 
@@ -397,29 +404,30 @@ Result<ResourceResponse> Account::ReplaceContainer(const ContainerAddress& conta
   COSMOS_RETURN_IF_ERROR(ValidateResourceId(definition));
   COSMOS_ASSIGN_OR_RETURN(auto txn, store_->BeginWrite());
   COSMOS_ASSIGN_OR_RETURN(auto resolved, FindContainer(txn, container, /*as_owner=*/false));
-  COSMOS_RETURN_IF_ERROR(CheckIfMatch(preconditions, resolved.properties["_etag"].get<std::string>()));
-  if (definition["id"] != resolved.container.id) {
+  COSMOS_RETURN_IF_ERROR(CheckIfMatch(preconditions, resolved->properties["_etag"].get<std::string>()));
+  if (definition["id"] != resolved->container.id) {
     return Status::BadRequest("The id in the container definition does not match the id in the path.");
   }
   // A replace that leaves out the partition key keeps the one the container has.
-  if (!definition.contains("partitionKey")) definition["partitionKey"] = resolved.properties["partitionKey"];
+  if (!definition.contains("partitionKey")) definition["partitionKey"] = resolved->properties["partitionKey"];
   COSMOS_ASSIGN_OR_RETURN(auto normalized, NormalizeContainerDefinition(definition));
-  COSMOS_RETURN_IF_ERROR(CheckContainerReplace(resolved.properties, normalized));
+  COSMOS_RETURN_IF_ERROR(CheckContainerReplace(resolved->properties, normalized));
   std::string etag = NewEtag();
   for (const char* system : {"_rid", "_self", "_docs", "_sprocs", "_triggers", "_udfs", "_conflicts"}) {
-    normalized[system] = resolved.properties[system];
+    normalized[system] = resolved->properties[system];
   }
   normalized["_ts"] = NowSeconds();
   normalized["_etag"] = etag;
   std::string text = normalized.dump();
-  COSMOS_RETURN_IF_ERROR(txn.UpdateContainerBody(resolved.container.seq, text));
+  COSMOS_RETURN_IF_ERROR(txn.UpdateContainerBody(resolved->container.seq, text));
+  containers_.Clear();
   COSMOS_RETURN_IF_ERROR(txn.Commit());
   ResourceResponse response;
   response.body = std::move(text);
   response.etag = etag;
   response.request_charge = MetadataWriteCharge();
-  response.owner_path = "dbs/" + resolved.database.id;
-  response.owner_rid = resolved.database_rid;
+  response.owner_path = "dbs/" + resolved->database.id;
+  response.owner_rid = resolved->database_rid;
   return response;
 }
 
@@ -427,13 +435,14 @@ Result<ResourceResponse> Account::DeleteContainer(const ContainerAddress& contai
                                                   const Preconditions& preconditions) {
   COSMOS_ASSIGN_OR_RETURN(auto txn, store_->BeginWrite());
   COSMOS_ASSIGN_OR_RETURN(auto resolved, FindContainer(txn, container, /*as_owner=*/false));
-  COSMOS_RETURN_IF_ERROR(CheckIfMatch(preconditions, resolved.properties["_etag"].get<std::string>()));
-  COSMOS_RETURN_IF_ERROR(txn.DeleteContainer(resolved.container.seq));
+  COSMOS_RETURN_IF_ERROR(CheckIfMatch(preconditions, resolved->properties["_etag"].get<std::string>()));
+  COSMOS_RETURN_IF_ERROR(txn.DeleteContainer(resolved->container.seq));
+  containers_.Clear();
   COSMOS_RETURN_IF_ERROR(txn.Commit());
   ResourceResponse response;
   response.request_charge = MetadataWriteCharge();
-  response.owner_path = "dbs/" + resolved.database.id;
-  response.owner_rid = resolved.database_rid;
+  response.owner_path = "dbs/" + resolved->database.id;
+  response.owner_rid = resolved->database_rid;
   return response;
 }
 
@@ -463,8 +472,8 @@ Result<ResourceResponse> Account::WriteItem(const ItemWrite& write, WriteMode mo
   COSMOS_ASSIGN_OR_RETURN(auto txn, store_->BeginWrite());
   COSMOS_ASSIGN_OR_RETURN(auto container, FindContainer(txn, write.container, /*as_owner=*/true));
   COSMOS_ASSIGN_OR_RETURN(auto header_key,
-                          HeaderPartitionKey(container, write.partition_key_header));
-  PartitionKeyValue document_key = PartitionKeyValue::FromDocument(container.partition_key, document);
+                          HeaderPartitionKey(*container, write.partition_key_header));
+  PartitionKeyValue document_key = PartitionKeyValue::FromDocument(container->partition_key, document);
   if (!(header_key == document_key)) {
     return Status::PartitionKeyMismatch(kPartitionKeyMismatchMessage);
   }
@@ -473,13 +482,13 @@ Result<ResourceResponse> Account::WriteItem(const ItemWrite& write, WriteMode mo
   std::optional<DocumentRecord> existing;
   if (mode == WriteMode::kReplace) {
     ItemKey key{write.container, write.partition_key_header, *replace_id};
-    COSMOS_ASSIGN_OR_RETURN(existing, FindItem(txn, container, key));
+    COSMOS_ASSIGN_OR_RETURN(existing, FindItem(txn, *container, key));
     if (!existing) return Status::NotFound(kIdMissingMessage);
     if (existing->id != id) {
       return Status::BadRequest("The id in the document does not match the id in the path.");
     }
   } else {
-    COSMOS_ASSIGN_OR_RETURN(existing, txn.FindDocument(container.container.seq, partition_key, id));
+    COSMOS_ASSIGN_OR_RETURN(existing, txn.FindDocument(container->container.seq, partition_key, id));
     if (existing && mode == WriteMode::kCreate) return Status::Conflict(kIdExistsMessage);
   }
   // If-Match guards a replace of an existing document; an upsert that inserts ignores it.
@@ -491,34 +500,35 @@ Result<ResourceResponse> Account::WriteItem(const ItemWrite& write, WriteMode mo
   } else {
     COSMOS_ASSIGN_OR_RETURN(record.seq, txn.NextSeq(SeqKind::kDocument));
   }
-  COSMOS_ASSIGN_OR_RETURN(record.lsn, txn.NextLsn(container.container.seq));
+  COSMOS_ASSIGN_OR_RETURN(record.lsn, txn.NextLsn(container->container.seq));
+  container->lsn = std::max(container->lsn, record.lsn);
   record.partition_key = partition_key;
   record.id = id;
   record.etag = NewEtag();
   for (const char* system : kDocumentSystemProperties) document.erase(system);
-  std::string rid = ResourceId::ForDocument(container.database.seq, container.container.seq, record.seq);
+  std::string rid = ResourceId::ForDocument(container->database.seq, container->container.seq, record.seq);
   document["_rid"] = rid;
-  document["_self"] = ContainerSelf(container.database_rid, container.container_rid) + "docs/" + rid + "/";
+  document["_self"] = ContainerSelf(container->database_rid, container->container_rid) + "docs/" + rid + "/";
   document["_etag"] = record.etag;
   document["_attachments"] = "attachments/";
   document["_ts"] = NowSeconds();
   record.body = document.dump();
 
-  UniqueKeyPolicy unique_keys = UniqueKeyPolicy::FromDefinition(container.properties);
+  const UniqueKeyPolicy& unique_keys = container->unique_keys;
   if (!unique_keys.keys.empty()) {
-    if (existing) COSMOS_RETURN_IF_ERROR(txn.DeleteUniqueKeyEntries(container.container.seq, record.seq));
+    if (existing) COSMOS_RETURN_IF_ERROR(txn.DeleteUniqueKeyEntries(container->container.seq, record.seq));
     std::vector<std::string> values = unique_keys.ValuesOf(document);
     for (size_t index = 0; index < values.size(); ++index) {
-      Status inserted = txn.InsertUniqueKeyEntry(container.container.seq, partition_key,
+      Status inserted = txn.InsertUniqueKeyEntry(container->container.seq, partition_key,
                                                  static_cast<int>(index), values[index], record.seq);
       if (inserted.code() == ErrorCode::kConflict) return Status::Conflict(kUniqueKeyMessage);
       COSMOS_RETURN_IF_ERROR(inserted);
     }
   }
   if (existing) {
-    COSMOS_RETURN_IF_ERROR(txn.UpdateDocument(container.container.seq, record));
+    COSMOS_RETURN_IF_ERROR(txn.UpdateDocument(container->container.seq, record));
   } else {
-    Status inserted = txn.InsertDocument(container.container.seq, record);
+    Status inserted = txn.InsertDocument(container->container.seq, record);
     if (inserted.code() == ErrorCode::kConflict) return Status::Conflict(kIdExistsMessage);
     COSMOS_RETURN_IF_ERROR(inserted);
   }
@@ -530,41 +540,42 @@ Result<ResourceResponse> Account::WriteItem(const ItemWrite& write, WriteMode mo
   response.etag = std::move(record.etag);
   response.created = !existing;
   response.lsn = record.lsn;
-  response.owner_path = container.OwnerPath();
-  response.owner_rid = container.container_rid;
+  response.owner_path = container->OwnerPath();
+  response.owner_rid = container->container_rid;
   return response;
 }
 
 Result<ResourceResponse> Account::ReadItem(const ItemKey& key, const Preconditions& preconditions) {
   COSMOS_ASSIGN_OR_RETURN(auto txn, store_->BeginRead());
   COSMOS_ASSIGN_OR_RETURN(auto container, FindContainer(txn, key.container, /*as_owner=*/true));
-  COSMOS_ASSIGN_OR_RETURN(auto found, FindItem(txn, container, key));
+  COSMOS_ASSIGN_OR_RETURN(auto found, FindItem(txn, *container, key));
   if (!found) return Status::NotFound(kIdMissingMessage);
   ResourceResponse response;
   response.request_charge = ReadCharge(found->body.size());
   response.not_modified = preconditions.if_none_match && *preconditions.if_none_match == found->etag;
   if (!response.not_modified) response.body = std::move(found->body);
   response.etag = std::move(found->etag);
-  response.lsn = container.container.lsn;
-  response.owner_path = container.OwnerPath();
-  response.owner_rid = container.container_rid;
+  response.lsn = container->lsn;
+  response.owner_path = container->OwnerPath();
+  response.owner_rid = container->container_rid;
   return response;
 }
 
 Result<ResourceResponse> Account::DeleteItem(const ItemKey& key, const Preconditions& preconditions) {
   COSMOS_ASSIGN_OR_RETURN(auto txn, store_->BeginWrite());
   COSMOS_ASSIGN_OR_RETURN(auto container, FindContainer(txn, key.container, /*as_owner=*/true));
-  COSMOS_ASSIGN_OR_RETURN(auto found, FindItem(txn, container, key));
+  COSMOS_ASSIGN_OR_RETURN(auto found, FindItem(txn, *container, key));
   if (!found) return Status::NotFound(kIdMissingMessage);
   COSMOS_RETURN_IF_ERROR(CheckIfMatch(preconditions, found->etag));
-  COSMOS_ASSIGN_OR_RETURN(int64_t lsn, txn.NextLsn(container.container.seq));
-  COSMOS_RETURN_IF_ERROR(txn.DeleteDocument(container.container.seq, *found));
+  COSMOS_ASSIGN_OR_RETURN(int64_t lsn, txn.NextLsn(container->container.seq));
+  container->lsn = std::max(container->lsn, lsn);
+  COSMOS_RETURN_IF_ERROR(txn.DeleteDocument(container->container.seq, *found));
   COSMOS_RETURN_IF_ERROR(txn.Commit());
   ResourceResponse response;
   response.request_charge = WriteCharge(found->body.size());
   response.lsn = lsn;
-  response.owner_path = container.OwnerPath();
-  response.owner_rid = container.container_rid;
+  response.owner_path = container->OwnerPath();
+  response.owner_rid = container->container_rid;
   return response;
 }
 
@@ -584,12 +595,12 @@ Result<FeedResponse> Account::ReadItemFeed(const ContainerAddress& address, cons
   COSMOS_ASSIGN_OR_RETURN(auto container, FindContainer(txn, address, /*as_owner=*/true));
   std::optional<std::string> partition_key;
   if (options.partition_key_header && !options.partition_key_header->empty()) {
-    COSMOS_ASSIGN_OR_RETURN(auto value, PartitionKeyValue::FromHeader(container.partition_key,
+    COSMOS_ASSIGN_OR_RETURN(auto value, PartitionKeyValue::FromHeader(container->partition_key,
                                                                       *options.partition_key_header));
     partition_key = value.StorageKey();
   }
   // One row more than the page tells whether another page follows.
-  COSMOS_ASSIGN_OR_RETURN(auto rows, txn.ListDocuments(container.container.seq, partition_key,
+  COSMOS_ASSIGN_OR_RETURN(auto rows, txn.ListDocuments(container->container.seq, partition_key,
                                                        after, page_items + 1));
   std::vector<std::string> bodies;
   size_t bytes = 0;
@@ -607,11 +618,11 @@ Result<FeedResponse> Account::ReadItemFeed(const ContainerAddress& address, cons
     response.continuation = Json::array({last->partition_key, last->id}).dump(-1, ' ', /*ensure_ascii=*/true);
   }
   response.count = static_cast<int64_t>(bodies.size());
-  response.body = FeedBody(container.container_rid, "Documents", bodies);
+  response.body = FeedBody(container->container_rid, "Documents", bodies);
   response.request_charge = ReadCharge(bytes);
-  response.lsn = container.container.lsn;
-  response.owner_path = container.OwnerPath();
-  response.owner_rid = container.container_rid;
+  response.lsn = container->lsn;
+  response.owner_path = container->OwnerPath();
+  response.owner_rid = container->container_rid;
   return response;
 }
 

@@ -12,6 +12,7 @@
 #include <string>
 
 #include "common/result.h"
+#include "engine/container_cache.h"
 #include "storage/store.h"
 
 namespace cosmos::engine {
@@ -117,9 +118,15 @@ class Account {
   enum class WriteMode { kCreate, kUpsert, kReplace };
   Result<ResourceResponse> WriteItem(const ItemWrite& write, WriteMode mode,
                                      const ResourceName* replace_id);
+  // Resolves a container by name or rid, from the cache when possible. A missing database or
+  // container is kOwnerResourceNotFound when `as_owner`, else kNotFound.
+  Result<std::shared_ptr<const ResolvedContainer>> FindContainer(storage::Transaction& txn,
+                                                                 const ContainerAddress& address,
+                                                                 bool as_owner);
   std::string NewEtag();
 
   std::unique_ptr<storage::Store> store_;
+  ContainerCache containers_;
   std::atomic<uint64_t> etag_counter_;  // seeded from the clock so etags stay new across restarts
 };
 

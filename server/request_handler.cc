@@ -5,6 +5,8 @@
 #include <cstdio>
 #include <random>
 
+#include <spdlog/spdlog.h>
+
 #include "common/json.h"
 #include "engine/request_charge.h"
 #include "server/error_mapping.h"
@@ -184,12 +186,19 @@ HttpResponse RequestHandler::Handle(const HttpRequest& request) const {
                           options_.now_seconds());
   }
   if (status.ok()) {
-    Result<HttpResponse> dispatched = Dispatch(request, *path);
-    if (dispatched.ok()) {
-      response = std::move(dispatched.value());
-    } else {
-      status = dispatched.status();
+    try {
+      Result<HttpResponse> dispatched = Dispatch(request, *path);
+      if (dispatched.ok()) {
+        response = std::move(dispatched.value());
+      } else {
+        status = dispatched.status();
+      }
+    } catch (const std::exception& error) {  // a bug: answer 500 rather than lose the process
+      status = Status::Internal(std::string("Internal error: ") + error.what());
     }
+  }
+  if (status.code() == ErrorCode::kInternal) {
+    spdlog::error("activity {}: {} {}: {}", activity_id, request.method, path_text, status.message());
   }
   if (!status.ok()) {
     response = ErrorResponse(status, activity_id);

@@ -100,25 +100,37 @@ int64_t ByteSize(std::string_view text) { return static_cast<int64_t>(text.size(
 
 }  // namespace
 
-Transaction::Transaction(std::unique_lock<std::mutex> lock, sqlite::Connection* connection,
-                         bool writable)
-    : lock_(std::move(lock)), connection_(connection), open_write_(writable) {}
+Transaction::Transaction(std::unique_lock<std::mutex> lock, Store* store, uint64_t group)
+    : lock_(std::move(lock)),
+      store_(store),
+      connection_(store->connection_.get()),
+      group_(group),
+      savepoint_open_(group != 0) {}
 
 Transaction::Transaction(Transaction&& other) noexcept
     : lock_(std::move(other.lock_)),
+      store_(other.store_),
       connection_(other.connection_),
-      open_write_(std::exchange(other.open_write_, false)) {}
+      group_(other.group_),
+      savepoint_open_(std::exchange(other.savepoint_open_, false)) {}
 
 Transaction::~Transaction() {
-  if (open_write_) (void)connection_->Execute("ROLLBACK");
+  if (!savepoint_open_) return;
+  (void)connection_->Execute("ROLLBACK TO write; RELEASE write");
+  (void)store_->FinishWrite(lock_, group_);
 }
 
 Status Transaction::Commit() {
-  if (!open_write_) return Status();
-  open_write_ = false;
-  Status status = connection_->Execute("COMMIT");
-  if (!status.ok()) (void)connection_->Execute("ROLLBACK");
-  return status;
+  if (!savepoint_open_) return Status();
+  savepoint_open_ = false;
+  Status released = connection_->Execute("RELEASE write");
+  if (!released.ok()) {
+    (void)connection_->Execute("ROLLBACK TO write; RELEASE write");
+    (void)store_->FinishWrite(lock_, group_);
+    return released;
+  }
+  ++store_->group_writes_;
+  return store_->FinishWrite(lock_, group_);
 }
 
 Result<int64_t> Transaction::NextSeq(SeqKind kind) {
@@ -380,13 +392,43 @@ Result<std::unique_ptr<Store>> Store::Open(const StoreOptions& options) {
 }
 
 Result<Transaction> Store::BeginRead() {
-  return Transaction(std::unique_lock<std::mutex>(mu_), connection_.get(), false);
+  return Transaction(std::unique_lock<std::mutex>(mu_), this, 0);
 }
 
 Result<Transaction> Store::BeginWrite() {
+  writers_waiting_.fetch_add(1);
   std::unique_lock<std::mutex> lock(mu_);
-  COSMOS_RETURN_IF_ERROR(connection_->Execute("BEGIN IMMEDIATE"));
-  return Transaction(std::move(lock), connection_.get(), true);
+  writers_waiting_.fetch_sub(1);
+  if (!group_open_) {
+    COSMOS_RETURN_IF_ERROR(connection_->Execute("BEGIN IMMEDIATE"));
+    group_open_ = true;
+    group_writes_ = 0;
+    ++open_group_;
+  }
+  Status savepoint = connection_->Execute("SAVEPOINT write");
+  if (!savepoint.ok()) {
+    (void)FinishWrite(lock, open_group_);
+    return savepoint;
+  }
+  return Transaction(std::move(lock), this, open_group_);
+}
+
+Status Store::FinishWrite(std::unique_lock<std::mutex>& lock, uint64_t group) {
+  if (writers_waiting_.load() > 0 && group_writes_ < kMaxWritesPerGroup) {
+    // Another writer will take the group over; wait for whoever commits it.
+    group_committed_.wait(lock, [&] { return committed_group_ >= group; });
+  } else {
+    Status status = group_writes_ > 0 ? connection_->Execute("COMMIT") : connection_->Execute("ROLLBACK");
+    if (!status.ok()) {
+      (void)connection_->Execute("ROLLBACK");
+      failed_group_ = group;
+      failed_status_ = status;
+    }
+    group_open_ = false;
+    committed_group_ = group;
+    group_committed_.notify_all();
+  }
+  return failed_group_ == group ? failed_status_ : Status();
 }
 
 }  // namespace cosmos::storage

@@ -3,8 +3,16 @@
 // nothing of HTTP, Cosmos SQL or Cosmos validation rules.
 // Thread-safety: Store is safe to share between threads. All access goes through a Transaction,
 // which holds the store's lock for its lifetime, so each transaction is atomic and isolated.
+//
+// Group commit: concurrent write transactions share one SQLite transaction. Each is a SAVEPOINT
+// inside it (so a failed one rolls back alone); the last writer of a group, the one that finds no
+// other writer waiting, commits the group, and every writer's Commit() returns only after that
+// COMMIT, so an acknowledged write is as durable as the store's sync mode. A reader that runs
+// while a group is open sees the group's released writes before they are committed.
 #pragma once
 
+#include <atomic>
+#include <condition_variable>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -124,15 +132,19 @@ class Transaction {
                               int key_index, std::string_view value, int64_t document_seq);
   Status DeleteUniqueKeyEntries(int64_t container_seq, int64_t document_seq);
 
+  // Makes a write transaction's changes permanent; returns once they are committed to the file.
+  // A no-op for read transactions.
   Status Commit();
 
  private:
   friend class Store;
-  Transaction(std::unique_lock<std::mutex> lock, sqlite::Connection* connection, bool writable);
+  Transaction(std::unique_lock<std::mutex> lock, Store* store, uint64_t group);
 
   std::unique_lock<std::mutex> lock_;
+  Store* store_;
   sqlite::Connection* connection_;
-  bool open_write_ = false;  // a BEGIN is outstanding
+  uint64_t group_ = 0;           // commit group of a write transaction; 0 for reads
+  bool savepoint_open_ = false;  // a write that is neither committed nor rolled back
 };
 
 class Store {
@@ -146,10 +158,26 @@ class Store {
   Result<Transaction> BeginWrite();
 
  private:
+  friend class Transaction;
   explicit Store(std::unique_ptr<sqlite::Connection> connection);
 
+  // Ends one write of the open group: passes the group on to a waiting writer, or commits it.
+  // REQUIRES: `lock` holds mu_.
+  Status FinishWrite(std::unique_lock<std::mutex>& lock, uint64_t group);
+
+  // At most this many writes share one commit, bounding the latency of the first.
+  static constexpr int kMaxWritesPerGroup = 256;
+
+  std::atomic<int> writers_waiting_{0};  // writers blocked in BeginWrite
   std::mutex mu_;
+  std::condition_variable group_committed_;
   std::unique_ptr<sqlite::Connection> connection_;  // guarded by mu_
+  bool group_open_ = false;                          // guarded by mu_: a BEGIN is outstanding
+  int group_writes_ = 0;                             // guarded by mu_
+  uint64_t open_group_ = 0;                          // guarded by mu_: number of the latest group
+  uint64_t committed_group_ = 0;                     // guarded by mu_: groups up to this one are done
+  uint64_t failed_group_ = 0;                        // guarded by mu_: the last group whose COMMIT failed
+  Status failed_status_;                             // guarded by mu_
 };
 
 }  // namespace cosmos::storage

@@ -1,6 +1,8 @@
 #include "storage/store.h"
 
+#include <atomic>
 #include <filesystem>
+#include <thread>
 
 #include "tests/test_support.h"
 
@@ -148,4 +150,46 @@ TEST_CASE("data in a file survives reopening", "[store]") {
     CHECK(found.value()->body == "{\"v\":1}");
   }
   std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("concurrent writers share commits and a failed write rolls back alone", "[store]") {
+  auto [store, container] = SeedStore();
+  constexpr int kThreads = 8;
+  constexpr int kWritesPerThread = 200;
+  std::vector<std::thread> threads;
+  std::atomic<int> acknowledged{0}, conflicts{0}, failures{0};  // Catch assertions are not thread-safe
+  for (int thread = 0; thread < kThreads; ++thread) {
+    threads.emplace_back([&, thread] {
+      for (int index = 0; index < kWritesPerThread; ++index) {
+        auto txn = store->BeginWrite();
+        auto seq = txn.ok() ? txn->NextSeq(SeqKind::kDocument) : cosmos::Result<int64_t>(txn.status());
+        if (!seq.ok()) {
+          ++failures;
+          continue;
+        }
+        // Every fourth write collides with an id another thread also writes.
+        std::string id = index % 4 == 0 ? "shared-" + std::to_string(index) : std::to_string(thread) + "-" + std::to_string(index);
+        cosmos::Status inserted = txn->InsertDocument(container, Document(*seq, "[1]", id, "{}"));
+        if (!inserted.ok()) {
+          ++conflicts;
+          continue;  // dropped without Commit: rolls back this write only
+        }
+        if (txn->Commit().ok()) {
+          ++acknowledged;
+        } else {
+          ++failures;
+        }
+      }
+    });
+  }
+  for (auto& thread : threads) thread.join();
+  CHECK(failures == 0);
+  auto read = store->BeginRead();
+  REQUIRE_OK(read);
+  auto rows = read->ListDocuments(container, std::nullopt, std::nullopt, 100000);
+  REQUIRE_OK(rows);
+  CHECK(static_cast<int>(rows->size()) == acknowledged.load());
+  CHECK(acknowledged + conflicts == kThreads * kWritesPerThread);
+  CHECK(conflicts == (kThreads - 1) * (kWritesPerThread / 4));
+  CHECK(read->GetLogicalPartitionSize(container, "[1]")->document_count == acknowledged.load());
 }

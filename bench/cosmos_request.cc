@@ -1,0 +1,97 @@
+#include "bench/cosmos_request.h"
+
+#include <nlohmann/json.hpp>
+
+namespace cosmos::bench {
+
+Request BuildRequest(const CosmosCall& call, const MasterKeySigner& signer, const std::string& date,
+                     const std::string& host_header) {
+  Request request(call.verb, call.path, 11);
+  request.set(http::field::host, host_header);
+  request.set("x-ms-date", date);
+  request.set("x-ms-version", kApiVersion);
+  request.set(http::field::authorization,
+              signer.Authorization(http::to_string(call.verb), call.resource_type, call.resource_link, date));
+  request.set(http::field::accept, "application/json");
+  if (!call.partition_key.empty()) request.set("x-ms-documentdb-partitionkey", call.partition_key);
+  if (call.upsert) request.set("x-ms-documentdb-is-upsert", "True");
+  for (const auto& [name, value] : call.headers) request.set(name, value);
+  if (!call.body.empty() || call.verb == http::verb::post || call.verb == http::verb::put) {
+    request.set(http::field::content_type, "application/json");
+    request.body() = call.body;
+  }
+  request.keep_alive(true);
+  request.prepare_payload();
+  return request;
+}
+
+std::string JsonString(const std::string& text) { return nlohmann::json(text).dump(); }
+
+CosmosCall CreateDatabaseCall(const std::string& database) {
+  CosmosCall call;
+  call.verb = http::verb::post;
+  call.path = "/dbs";
+  call.resource_type = "dbs";
+  call.body = nlohmann::json{{"id", database}}.dump();
+  return call;
+}
+
+CosmosCall CreateContainerCall(const std::string& database, const std::string& container,
+                               const std::string& partition_key_path) {
+  CosmosCall call;
+  call.verb = http::verb::post;
+  call.path = "/dbs/" + UrlEncode(database) + "/colls";
+  call.resource_type = "colls";
+  call.resource_link = "dbs/" + database;
+  call.body = nlohmann::json{{"id", container},
+                             {"partitionKey", {{"paths", {partition_key_path}}, {"kind", "Hash"}}}}
+                  .dump();
+  return call;
+}
+
+CosmosCall DeleteContainerCall(const std::string& database, const std::string& container) {
+  CosmosCall call;
+  call.verb = http::verb::delete_;
+  call.path = "/dbs/" + UrlEncode(database) + "/colls/" + UrlEncode(container);
+  call.resource_type = "colls";
+  call.resource_link = "dbs/" + database + "/colls/" + container;
+  return call;
+}
+
+CosmosCall CreateDocumentCall(const std::string& database, const std::string& container, std::string body,
+                              const std::string& partition_key_value, bool upsert) {
+  CosmosCall call;
+  call.verb = http::verb::post;
+  call.path = "/dbs/" + UrlEncode(database) + "/colls/" + UrlEncode(container) + "/docs";
+  call.resource_type = "docs";
+  call.resource_link = "dbs/" + database + "/colls/" + container;
+  call.body = std::move(body);
+  call.partition_key = "[" + JsonString(partition_key_value) + "]";
+  call.upsert = upsert;
+  return call;
+}
+
+CosmosCall ReadDocumentCall(const std::string& database, const std::string& container, const std::string& id,
+                            const std::string& partition_key_value) {
+  CosmosCall call;
+  call.verb = http::verb::get;
+  call.path = "/dbs/" + UrlEncode(database) + "/colls/" + UrlEncode(container) + "/docs/" + UrlEncode(id);
+  call.resource_type = "docs";
+  call.resource_link = "dbs/" + database + "/colls/" + container + "/docs/" + id;
+  call.partition_key = "[" + JsonString(partition_key_value) + "]";
+  return call;
+}
+
+CosmosCall ReadFeedCall(const std::string& database, const std::string& container, int max_item_count,
+                        const std::string& continuation) {
+  CosmosCall call;
+  call.verb = http::verb::get;
+  call.path = "/dbs/" + UrlEncode(database) + "/colls/" + UrlEncode(container) + "/docs";
+  call.resource_type = "docs";
+  call.resource_link = "dbs/" + database + "/colls/" + container;
+  call.headers.emplace_back("x-ms-max-item-count", std::to_string(max_item_count));
+  if (!continuation.empty()) call.headers.emplace_back("x-ms-continuation", continuation);
+  return call;
+}
+
+}  // namespace cosmos::bench

@@ -1,0 +1,49 @@
+// One Cosmos DB REST call as the workloads describe it, and the signed HTTP request it becomes
+// (x-ms-date, x-ms-version 2020-07-15, master-key authorization, partition-key header).
+// Thread-safety: pure functions.
+#pragma once
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "bench/http_client.h"
+#include "bench/signing.h"
+
+namespace cosmos::bench {
+
+inline constexpr char kApiVersion[] = "2020-07-15";
+
+struct CosmosCall {
+  http::verb verb = http::verb::get;
+  std::string path;           // URL path, already percent-encoded, e.g. /dbs/bench/colls/c/docs
+  std::string resource_type;  // what the signature covers, e.g. "docs"
+  std::string resource_link;  // e.g. "dbs/bench/colls/c"
+  std::string body;           // empty: none
+  std::string partition_key;  // x-ms-documentdb-partitionkey value (a JSON array), empty: none
+  bool upsert = false;        // x-ms-documentdb-is-upsert: True
+  std::vector<std::pair<std::string, std::string>> headers;  // anything else
+};
+
+// The signed request. `date` is the x-ms-date value (see DateClock).
+Request BuildRequest(const CosmosCall& call, const MasterKeySigner& signer, const std::string& date,
+                     const std::string& host_header);
+
+// Calls on the account's resources. Ids are used verbatim in links and percent-encoded in paths.
+CosmosCall CreateDatabaseCall(const std::string& database);
+CosmosCall CreateContainerCall(const std::string& database, const std::string& container,
+                               const std::string& partition_key_path);
+CosmosCall DeleteContainerCall(const std::string& database, const std::string& container);
+// POST a document; `upsert` adds x-ms-documentdb-is-upsert.
+CosmosCall CreateDocumentCall(const std::string& database, const std::string& container, std::string body,
+                              const std::string& partition_key_value, bool upsert);
+CosmosCall ReadDocumentCall(const std::string& database, const std::string& container, const std::string& id,
+                            const std::string& partition_key_value);
+// One read-feed page of a container's documents.
+CosmosCall ReadFeedCall(const std::string& database, const std::string& container, int max_item_count,
+                        const std::string& continuation);
+
+// A JSON string literal for `text` (quotes and escapes).
+std::string JsonString(const std::string& text);
+
+}  // namespace cosmos::bench

@@ -1,0 +1,57 @@
+// ContainerCache: resolved containers by the address a request used, so that item operations
+// skip the catalog lookups and the parse of the container definition.
+// Thread-safety: internally synchronized. For correctness every call must happen inside a store
+// transaction: the store's lock then orders cache fills against the catalog changes that Clear().
+#pragma once
+
+#include <memory>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+
+#include "common/json.h"
+#include "engine/container_definition.h"
+#include "engine/partition_key.h"
+#include "storage/store.h"
+
+namespace cosmos::engine {
+
+// A container with its database, parsed definition and derived ids.
+struct ResolvedContainer {
+  storage::DatabaseRecord database;
+  storage::ContainerRecord container;
+  Json properties;
+  PartitionKeyDefinition partition_key;
+  UniqueKeyPolicy unique_keys;
+  std::string database_rid;
+  std::string container_rid;
+  // The container's latest LSN. Guarded by the store's lock (see above), advanced by writes.
+  mutable int64_t lsn = 0;
+
+  std::string OwnerPath() const { return "dbs/" + database.id + "/colls/" + container.id; }
+};
+
+class ContainerCache {
+ public:
+  // `key` identifies the address as the request spelled it (by name or by rid).
+  std::shared_ptr<const ResolvedContainer> Find(const std::string& key) const {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto found = entries_.find(key);
+    return found == entries_.end() ? nullptr : found->second;
+  }
+  void Insert(const std::string& key, std::shared_ptr<const ResolvedContainer> container) {
+    std::lock_guard<std::mutex> lock(mu_);
+    entries_[key] = std::move(container);
+  }
+  // Forgets everything; called by every change to a database or container definition.
+  void Clear() {
+    std::lock_guard<std::mutex> lock(mu_);
+    entries_.clear();
+  }
+
+ private:
+  mutable std::mutex mu_;
+  std::unordered_map<std::string, std::shared_ptr<const ResolvedContainer>> entries_;  // guarded by mu_
+};
+
+}  // namespace cosmos::engine
