@@ -47,7 +47,36 @@ int64_t NowSeconds() {
       .count();
 }
 
+// The service's nesting limit; it also keeps recursive JSON serialization off a deep stack.
+constexpr int kMaxNestingDepth = 128;
+
+// Deepest nesting of objects and arrays in JSON text, ignoring brackets inside strings.
+int NestingDepth(std::string_view text) {
+  int depth = 0, deepest = 0;
+  bool in_string = false;
+  for (size_t pos = 0; pos < text.size(); ++pos) {
+    char c = text[pos];
+    if (in_string) {
+      if (c == '\\') {
+        ++pos;
+      } else if (c == '"') {
+        in_string = false;
+      }
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '{' || c == '[') {
+      deepest = std::max(deepest, ++depth);
+    } else if (c == '}' || c == ']') {
+      --depth;
+    }
+  }
+  return deepest;
+}
+
 Result<Json> ParseObject(const std::string& body, const char* what) {
+  if (NestingDepth(body) > kMaxNestingDepth) {
+    return Status::BadRequest(std::string("The ") + what + " nests deeper than 128 levels.");
+  }
   Json parsed = Json::parse(body, nullptr, /*allow_exceptions=*/false);
   if (parsed.is_discarded()) {
     return Status::BadRequest(std::string("The ") + what + " is not valid JSON.");
@@ -56,6 +85,12 @@ Result<Json> ParseObject(const std::string& body, const char* what) {
     return Status::BadRequest(std::string("The ") + what + " must be a JSON object.");
   }
   return parsed;
+}
+
+size_t CodePoints(const std::string& utf8) {
+  size_t count = 0;
+  for (unsigned char c : utf8) count += (c & 0xC0) != 0x80;
+  return count;
 }
 
 bool HasForbiddenIdCharacter(const std::string& id) {
@@ -72,7 +107,7 @@ Status ValidateResourceId(const Json& object) {
     return Status::BadRequest("The id must be a non-empty string.");
   }
   const std::string& text = id->get_ref<const std::string&>();
-  if (text.size() > kMaxResourceNameChars) {
+  if (CodePoints(text) > kMaxResourceNameChars) {
     return Status::BadRequest("The id '" + text.substr(0, 40) + "...' is longer than 255 characters.");
   }
   if (HasForbiddenIdCharacter(text) || text.back() == ' ') {

@@ -323,3 +323,15 @@ TEST_CASE("unsigned or wrongly signed requests are refused", "[handler]") {
   CHECK(Json::parse(wrong.body)["message"].get<std::string>().find("get\\ndbs\\n\\n") != std::string::npos);
   CHECK(emulator.Call("GET", "/alive", "", {{"authorization", ""}}).status == 200);
 }
+
+TEST_CASE("documents nested deeper than 128 levels are refused, not crashed on", "[handler]") {
+  Emulator emulator;
+  emulator.CreateContainer();
+  auto nested = [](int depth) {
+    return R"({"id":"deep","pk":"p","v":)" + std::string(depth, '[') + std::string(depth, ']') + "}";
+  };
+  CHECK(emulator.CreateItem(nested(100000), R"(["p"])").status == 400);
+  CHECK(emulator.CreateItem(nested(127), R"(["p"])").status == 201);  // 127 arrays inside the document
+  // Brackets inside strings do not count.
+  CHECK(emulator.CreateItem(R"({"id":"s","pk":"p","t":")" + std::string(500, '[') + "\"}", R"(["p"])").status == 201);
+}
