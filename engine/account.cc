@@ -41,6 +41,38 @@ constexpr size_t kMaxPageBytes = 4 * 1024 * 1024;
 // Properties the service owns on every document; client-sent values are replaced.
 constexpr const char* kDocumentSystemProperties[] = {"_rid", "_self", "_etag", "_attachments", "_ts"};
 
+struct SystemProperties {
+  std::string rid;
+  std::string self;
+  std::string etag;
+  int64_t ts = 0;
+};
+
+// The stored text of a document: the client's properties, then the system properties.
+// A compact body without system properties of its own is extended in place; anything else is
+// re-serialized from the parsed document.
+std::string DocumentText(const std::string& body, bool compact, Json& document,
+                         const SystemProperties& system) {
+  bool has_system_property = false;
+  for (const char* name : kDocumentSystemProperties) has_system_property |= document.contains(name);
+  if (compact && !has_system_property && body.size() > 2 && body.back() == '}') {
+    std::string text;
+    text.reserve(body.size() + 160);
+    text.append(body, 0, body.size() - 1);
+    text += ",\"_rid\":\"" + system.rid + "\",\"_self\":\"" + system.self + "\",\"_etag\":" +
+            Json(system.etag).dump() + ",\"_attachments\":\"attachments/\",\"_ts\":" +
+            std::to_string(system.ts) + "}";
+    return text;
+  }
+  for (const char* name : kDocumentSystemProperties) document.erase(name);
+  document["_rid"] = system.rid;
+  document["_self"] = system.self;
+  document["_etag"] = system.etag;
+  document["_attachments"] = "attachments/";
+  document["_ts"] = system.ts;
+  return document.dump();
+}
+
 int64_t NowSeconds() {
   return std::chrono::duration_cast<std::chrono::seconds>(
              std::chrono::system_clock::now().time_since_epoch())
@@ -50,9 +82,15 @@ int64_t NowSeconds() {
 // The service's nesting limit; it also keeps recursive JSON serialization off a deep stack.
 constexpr int kMaxNestingDepth = 128;
 
-// Deepest nesting of objects and arrays in JSON text, ignoring brackets inside strings.
-int NestingDepth(std::string_view text) {
-  int depth = 0, deepest = 0;
+struct TextShape {
+  int depth = 0;         // deepest nesting of objects and arrays
+  bool compact = true;   // no whitespace outside strings
+};
+
+// One pass over JSON text, ignoring what is inside strings.
+TextShape ShapeOf(std::string_view text) {
+  TextShape shape;
+  int depth = 0;
   bool in_string = false;
   for (size_t pos = 0; pos < text.size(); ++pos) {
     char c = text[pos];
@@ -65,16 +103,22 @@ int NestingDepth(std::string_view text) {
     } else if (c == '"') {
       in_string = true;
     } else if (c == '{' || c == '[') {
-      deepest = std::max(deepest, ++depth);
+      shape.depth = std::max(shape.depth, ++depth);
     } else if (c == '}' || c == ']') {
       --depth;
+    } else if (c == ' ' || c == '\n' || c == '\r' || c == '\t') {
+      shape.compact = false;
     }
   }
-  return deepest;
+  return shape;
 }
 
-Result<Json> ParseObject(const std::string& body, const char* what) {
-  if (NestingDepth(body) > kMaxNestingDepth) {
+// Parses a JSON object. `compact`, when given, tells whether the text has no whitespace outside
+// strings (then it can be extended in place instead of re-serialized).
+Result<Json> ParseObject(const std::string& body, const char* what, bool* compact = nullptr) {
+  TextShape shape = ShapeOf(body);
+  if (compact) *compact = shape.compact;
+  if (shape.depth > kMaxNestingDepth) {
     return Status::BadRequest(std::string("The ") + what + " nests deeper than 128 levels.");
   }
   Json parsed = Json::parse(body, nullptr, /*allow_exceptions=*/false);
@@ -500,7 +544,8 @@ Result<ResourceResponse> Account::WriteItem(const ItemWrite& write, WriteMode mo
   if (write.body.size() > kMaxDocumentBytes) {
     return Status::RequestEntityTooLarge("Request size is too large");
   }
-  COSMOS_ASSIGN_OR_RETURN(auto document, ParseObject(write.body, "document"));
+  bool compact = false;
+  COSMOS_ASSIGN_OR_RETURN(auto document, ParseObject(write.body, "document", &compact));
   COSMOS_RETURN_IF_ERROR(ValidateItemId(document));
   std::string id = document["id"].get<std::string>();
 
@@ -522,10 +567,9 @@ Result<ResourceResponse> Account::WriteItem(const ItemWrite& write, WriteMode mo
     if (existing->id != id) {
       return Status::BadRequest("The id in the document does not match the id in the path.");
     }
-  } else {
+  } else if (mode == WriteMode::kUpsert) {
     COSMOS_ASSIGN_OR_RETURN(existing, txn.FindDocument(container->container.seq, partition_key, id));
-    if (existing && mode == WriteMode::kCreate) return Status::Conflict(kIdExistsMessage);
-  }
+  }  // a create learns of a duplicate id from the insert itself
   // If-Match guards a replace of an existing document; an upsert that inserts ignores it.
   if (existing) COSMOS_RETURN_IF_ERROR(CheckIfMatch(write.preconditions, existing->etag));
 
@@ -540,31 +584,29 @@ Result<ResourceResponse> Account::WriteItem(const ItemWrite& write, WriteMode mo
   record.partition_key = partition_key;
   record.id = id;
   record.etag = NewEtag();
-  for (const char* system : kDocumentSystemProperties) document.erase(system);
-  std::string rid = ResourceId::ForDocument(container->database.seq, container->container.seq, record.seq);
-  document["_rid"] = rid;
-  document["_self"] = ContainerSelf(container->database_rid, container->container_rid) + "docs/" + rid + "/";
-  document["_etag"] = record.etag;
-  document["_attachments"] = "attachments/";
-  document["_ts"] = NowSeconds();
-  record.body = document.dump();
+  // Unique-key values come from the client's properties alone.
+  std::vector<std::string> unique_values = container->unique_keys.ValuesOf(document);
+  SystemProperties system;
+  system.rid = ResourceId::ForDocument(container->database.seq, container->container.seq, record.seq);
+  system.self = ContainerSelf(container->database_rid, container->container_rid) + "docs/" + system.rid + "/";
+  system.etag = record.etag;
+  system.ts = NowSeconds();
+  record.body = DocumentText(write.body, compact, document, system);
 
-  const UniqueKeyPolicy& unique_keys = container->unique_keys;
-  if (!unique_keys.keys.empty()) {
-    if (existing) COSMOS_RETURN_IF_ERROR(txn.DeleteUniqueKeyEntries(container->container.seq, record.seq));
-    std::vector<std::string> values = unique_keys.ValuesOf(document);
-    for (size_t index = 0; index < values.size(); ++index) {
-      Status inserted = txn.InsertUniqueKeyEntry(container->container.seq, partition_key,
-                                                 static_cast<int>(index), values[index], record.seq);
-      if (inserted.code() == ErrorCode::kConflict) return Status::Conflict(kUniqueKeyMessage);
-      COSMOS_RETURN_IF_ERROR(inserted);
-    }
-  }
   if (existing) {
     COSMOS_RETURN_IF_ERROR(txn.UpdateDocument(container->container.seq, record));
+    if (!unique_values.empty()) {
+      COSMOS_RETURN_IF_ERROR(txn.DeleteUniqueKeyEntries(container->container.seq, record.seq));
+    }
   } else {
     Status inserted = txn.InsertDocument(container->container.seq, record);
     if (inserted.code() == ErrorCode::kConflict) return Status::Conflict(kIdExistsMessage);
+    COSMOS_RETURN_IF_ERROR(inserted);
+  }
+  for (size_t index = 0; index < unique_values.size(); ++index) {
+    Status inserted = txn.InsertUniqueKeyEntry(container->container.seq, partition_key,
+                                               static_cast<int>(index), unique_values[index], record.seq);
+    if (inserted.code() == ErrorCode::kConflict) return Status::Conflict(kUniqueKeyMessage);
     COSMOS_RETURN_IF_ERROR(inserted);
   }
   COSMOS_RETURN_IF_ERROR(txn.Commit());

@@ -2,8 +2,8 @@
 
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
-#include <openssl/hmac.h>
 
+#include <algorithm>
 #include <array>
 #include <cstdio>
 #include <ctime>
@@ -100,10 +100,49 @@ std::string FormatHttpDate(int64_t epoch_seconds) {
   return text;
 }
 
+struct MasterKeyAuth::HmacState {
+  ~HmacState() {
+    EVP_MD_CTX_free(inner);
+    EVP_MD_CTX_free(outer);
+    EVP_MD_free(sha256);
+  }
+  EVP_MD* sha256 = nullptr;
+  EVP_MD_CTX* inner = nullptr;  // SHA-256 state after absorbing key XOR ipad (read-only)
+  EVP_MD_CTX* outer = nullptr;  // SHA-256 state after absorbing key XOR opad (read-only)
+};
+
+MasterKeyAuth::MasterKeyAuth(std::unique_ptr<HmacState> state) : state_(std::move(state)) {}
+MasterKeyAuth::MasterKeyAuth(MasterKeyAuth&&) noexcept = default;
+MasterKeyAuth& MasterKeyAuth::operator=(MasterKeyAuth&&) noexcept = default;
+MasterKeyAuth::~MasterKeyAuth() = default;
+
 Result<MasterKeyAuth> MasterKeyAuth::Create(std::string_view master_key) {
   std::optional<std::vector<uint8_t>> key = Base64Decode(master_key);
   if (!key || key->empty()) return Status::BadRequest("The account key must be base64.");
-  return MasterKeyAuth(std::move(*key));
+  auto state = std::make_unique<HmacState>();
+  state->sha256 = EVP_MD_fetch(nullptr, "SHA256", nullptr);
+  state->inner = EVP_MD_CTX_new();
+  state->outer = EVP_MD_CTX_new();
+  if (!state->sha256 || !state->inner || !state->outer) return Status::Internal("OpenSSL has no SHA-256");
+  // RFC 2104: keys longer than the block are hashed first; shorter ones are zero-padded.
+  constexpr size_t kBlock = 64;
+  std::vector<uint8_t> block(kBlock, 0);
+  if (key->size() > kBlock) {
+    unsigned int length = 0;
+    EVP_Digest(key->data(), key->size(), block.data(), &length, state->sha256, nullptr);
+  } else {
+    std::copy(key->begin(), key->end(), block.begin());
+  }
+  std::vector<uint8_t> inner_pad(kBlock), outer_pad(kBlock);
+  for (size_t index = 0; index < kBlock; ++index) {
+    inner_pad[index] = block[index] ^ 0x36;
+    outer_pad[index] = block[index] ^ 0x5c;
+  }
+  EVP_DigestInit_ex(state->inner, state->sha256, nullptr);
+  EVP_DigestUpdate(state->inner, inner_pad.data(), kBlock);
+  EVP_DigestInit_ex(state->outer, state->sha256, nullptr);
+  EVP_DigestUpdate(state->outer, outer_pad.data(), kBlock);
+  return MasterKeyAuth(std::move(state));
 }
 
 std::string MasterKeyAuth::StringToSign(std::string_view verb, std::string_view resource_type,
@@ -119,11 +158,18 @@ std::string MasterKeyAuth::StringToSign(std::string_view verb, std::string_view 
 }
 
 std::string MasterKeyAuth::Sign(std::string_view string_to_sign) const {
+  thread_local std::unique_ptr<EVP_MD_CTX, decltype(&EVP_MD_CTX_free)> context(EVP_MD_CTX_new(),
+                                                                               &EVP_MD_CTX_free);
+  unsigned char inner_hash[EVP_MAX_MD_SIZE];
+  unsigned int inner_length = 0;
+  EVP_MD_CTX_copy_ex(context.get(), state_->inner);
+  EVP_DigestUpdate(context.get(), string_to_sign.data(), string_to_sign.size());
+  EVP_DigestFinal_ex(context.get(), inner_hash, &inner_length);
   std::vector<uint8_t> digest(EVP_MAX_MD_SIZE);
   unsigned int length = 0;
-  HMAC(EVP_sha256(), key_.data(), static_cast<int>(key_.size()),
-       reinterpret_cast<const unsigned char*>(string_to_sign.data()), string_to_sign.size(),
-       digest.data(), &length);
+  EVP_MD_CTX_copy_ex(context.get(), state_->outer);
+  EVP_DigestUpdate(context.get(), inner_hash, inner_length);
+  EVP_DigestFinal_ex(context.get(), digest.data(), &length);
   digest.resize(length);
   return Base64Encode(digest);
 }

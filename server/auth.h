@@ -6,6 +6,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -28,6 +29,9 @@ class MasterKeyAuth {
 
   // Returns kBadRequest if `master_key` is not base64.
   static Result<MasterKeyAuth> Create(std::string_view master_key);
+  MasterKeyAuth(MasterKeyAuth&&) noexcept;
+  MasterKeyAuth& operator=(MasterKeyAuth&&) noexcept;
+  ~MasterKeyAuth();
 
   // The string the signature covers.
   static std::string StringToSign(std::string_view verb, std::string_view resource_type,
@@ -42,8 +46,12 @@ class MasterKeyAuth {
                 std::string_view resource_link, int64_t now_seconds) const;
 
  private:
-  explicit MasterKeyAuth(std::vector<uint8_t> key) : key_(std::move(key)) {}
-  std::vector<uint8_t> key_;
+  struct HmacState;
+  explicit MasterKeyAuth(std::unique_ptr<HmacState> state);
+
+  // HMAC-SHA256 with the key's inner and outer pads already hashed, so that signing a request
+  // costs two short digests instead of a key setup.
+  std::unique_ptr<HmacState> state_;
 };
 
 }  // namespace cosmos::server

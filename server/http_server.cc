@@ -5,6 +5,7 @@
 #include <boost/asio/signal_set.hpp>
 #include <boost/asio/ssl.hpp>
 #include <boost/asio/strand.hpp>
+#include <boost/asio/thread_pool.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/core/detect_ssl.hpp>
 #include <boost/beast/http.hpp>
@@ -44,9 +45,10 @@ class SessionControl {
 };
 
 struct ServerState {
-  explicit ServerState(const RequestHandler& h) : handler(h) {}
+  ServerState(const RequestHandler& h, int worker_threads) : handler(h), workers(worker_threads) {}
 
   const RequestHandler& handler;
+  net::thread_pool workers;  // runs write requests
   std::atomic<bool> stopping{false};
   std::mutex mu;
   std::vector<std::weak_ptr<SessionControl>> sessions;  // guarded by mu
@@ -137,8 +139,21 @@ class HttpSession : public SessionControl {
     http::request<http::string_body> message = parser_->release();
     unsigned version = message.version();
     bool keep_alive = message.keep_alive();
-    HttpResponse response = state_.handler.Handle(ToHttpRequest(std::move(message), secure_));
-    Send(std::move(response), version, !keep_alive);
+    HttpRequest request = ToHttpRequest(std::move(message), secure_);
+    if (request.method == "GET" || request.method == "HEAD") {
+      // Reads are short: answer them on the I/O thread.
+      return Send(state_.handler.Handle(request), version, !keep_alive);
+    }
+    // Writes go to the worker pool, where many can wait together for one group commit
+    // (see storage/store.h); the answer comes back to this connection's strand.
+    net::post(state_.workers, [self = Self().shared_from_this(), request = std::move(request), version,
+                               keep_alive]() mutable {
+      HttpResponse response = self->state_.handler.Handle(request);
+      net::post(self->stream().get_executor(),
+                [self, response = std::move(response), version, keep_alive]() mutable {
+                  self->Send(std::move(response), version, !keep_alive);
+                });
+    });
   }
 
   void Send(HttpResponse response, unsigned version, bool close) {
@@ -271,7 +286,7 @@ class HttpServer::Impl {
  public:
   Impl(ServerOptions options, const RequestHandler& handler)
       : options_(std::move(options)),
-        state_(handler),
+        state_(handler, std::max(1, options_.worker_threads)),
         ioc_(std::max(1, options_.threads)),
         acceptor_(net::make_strand(ioc_)),
         signals_(ioc_, SIGINT, SIGTERM),
@@ -319,6 +334,7 @@ class HttpServer::Impl {
     }
     ioc_.run();
     for (auto& worker : workers) worker.join();
+    state_.workers.join();
     FinishWatchdog();
   }
 

@@ -16,7 +16,8 @@ namespace cosmos::server {
 struct ServerOptions {
   std::string host = "127.0.0.1";
   unsigned short port = 8081;          // 0: any free port (see BoundPort)
-  int threads = 2;
+  int threads = 2;                     // I/O threads; reads are answered on them
+  int worker_threads = 16;             // threads that run writes, so that writes can share commits
   std::string certificate_pem;         // empty: plain HTTP only
   std::string private_key_pem;
 };

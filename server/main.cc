@@ -28,6 +28,7 @@ struct Flags {
   std::string cert;
   std::string cert_key;
   int threads = static_cast<int>(std::max(2u, std::thread::hardware_concurrency()));
+  int workers = 16;
   std::string log_level = "info";
   bool sync_full = false;
 };
@@ -60,6 +61,9 @@ int main(int argc, char** argv) {
   app.add_option("--cert-key", flags.cert_key, "PEM private key of --cert")->envname("COSMOLITE_CERT_KEY");
   app.add_option("--threads", flags.threads, "I/O threads")->envname("COSMOLITE_THREADS")->capture_default_str()
       ->check(CLI::Range(1, 256));
+  app.add_option("--workers", flags.workers,
+                 "threads that run write requests; more concurrent writers share each commit")
+      ->envname("COSMOLITE_WORKERS")->capture_default_str()->check(CLI::Range(1, 1024));
   app.add_option("--log-level", flags.log_level, "trace, debug, info, warn, error or off")
       ->envname("COSMOLITE_LOG_LEVEL")->capture_default_str();
   app.add_flag("--sync-full", flags.sync_full,
@@ -91,6 +95,7 @@ int main(int argc, char** argv) {
   server_options.host = flags.host;
   server_options.port = flags.port;
   server_options.threads = flags.threads;
+  server_options.worker_threads = flags.workers;
   std::string certificate_path = "none (plain HTTP)";
   if (!flags.no_tls) {
     auto tls = cosmos::server::LoadOrCreateCertificate(flags.cert, flags.cert_key, data_dir);

@@ -98,6 +98,12 @@ Result<std::optional<Record>> FirstRow(sqlite::Statement* stmt, Reader read) {
 
 int64_t ByteSize(std::string_view text) { return static_cast<int64_t>(text.size()); }
 
+// Undoes one write of a commit group, leaving the group's other writes in place.
+void RollBackSavepoint(sqlite::Connection& connection) {
+  (void)connection.Run("ROLLBACK TO write");
+  (void)connection.Run("RELEASE write");
+}
+
 }  // namespace
 
 Transaction::Transaction(std::unique_lock<std::mutex> lock, Store* store, uint64_t group)
@@ -116,16 +122,16 @@ Transaction::Transaction(Transaction&& other) noexcept
 
 Transaction::~Transaction() {
   if (!savepoint_open_) return;
-  (void)connection_->Execute("ROLLBACK TO write; RELEASE write");
+  RollBackSavepoint(*connection_);
   (void)store_->FinishWrite(lock_, group_);
 }
 
 Status Transaction::Commit() {
   if (!savepoint_open_) return Status();
   savepoint_open_ = false;
-  Status released = connection_->Execute("RELEASE write");
+  Status released = connection_->Run("RELEASE write");
   if (!released.ok()) {
-    (void)connection_->Execute("ROLLBACK TO write; RELEASE write");
+    RollBackSavepoint(*connection_);
     (void)store_->FinishWrite(lock_, group_);
     return released;
   }
@@ -400,12 +406,12 @@ Result<Transaction> Store::BeginWrite() {
   std::unique_lock<std::mutex> lock(mu_);
   writers_waiting_.fetch_sub(1);
   if (!group_open_) {
-    COSMOS_RETURN_IF_ERROR(connection_->Execute("BEGIN IMMEDIATE"));
+    COSMOS_RETURN_IF_ERROR(connection_->Run("BEGIN IMMEDIATE"));
     group_open_ = true;
     group_writes_ = 0;
     ++open_group_;
   }
-  Status savepoint = connection_->Execute("SAVEPOINT write");
+  Status savepoint = connection_->Run("SAVEPOINT write");
   if (!savepoint.ok()) {
     (void)FinishWrite(lock, open_group_);
     return savepoint;
@@ -418,9 +424,9 @@ Status Store::FinishWrite(std::unique_lock<std::mutex>& lock, uint64_t group) {
     // Another writer will take the group over; wait for whoever commits it.
     group_committed_.wait(lock, [&] { return committed_group_ >= group; });
   } else {
-    Status status = group_writes_ > 0 ? connection_->Execute("COMMIT") : connection_->Execute("ROLLBACK");
+    Status status = group_writes_ > 0 ? connection_->Run("COMMIT") : connection_->Run("ROLLBACK");
     if (!status.ok()) {
-      (void)connection_->Execute("ROLLBACK");
+      (void)connection_->Run("ROLLBACK");
       failed_group_ = group;
       failed_status_ = status;
     }

@@ -30,7 +30,7 @@ class Emulator {
     cosmos::server::HandlerOptions options;
     options.now_seconds = [] { return kNow; };
     options.fallback_host = "localhost:8081";
-    handler_ = std::make_unique<RequestHandler>(*account_, auth.value(), options);
+    handler_ = std::make_unique<RequestHandler>(*account_, std::move(auth).value(), options);
   }
 
   HttpResponse Call(const std::string& method, const std::string& path, const std::string& body = "",
@@ -334,4 +334,25 @@ TEST_CASE("documents nested deeper than 128 levels are refused, not crashed on",
   CHECK(emulator.CreateItem(nested(127), R"(["p"])").status == 201);  // 127 arrays inside the document
   // Brackets inside strings do not count.
   CHECK(emulator.CreateItem(R"({"id":"s","pk":"p","t":")" + std::string(500, '[') + "\"}", R"(["p"])").status == 201);
+}
+
+TEST_CASE("stored documents are valid JSON with one set of system properties", "[handler]") {
+  Emulator emulator;
+  emulator.CreateContainer();
+  for (const char* body : {R"({"id":"compact","pk":"p","n":[1,{"a":"}"}]})",
+                           "{\n  \"id\": \"pretty\",\n  \"pk\": \"p\"\n}",
+                           R"({"id":"own","pk":"p","_ts":5,"_rid":"bogus","_etag":"x"})"}) {
+    INFO(body);
+    auto created = emulator.CreateItem(body, R"(["p"])");
+    REQUIRE(created.status == 201);
+    Json stored = Json::parse(created.body);
+    CHECK(stored["_ts"].is_number_integer());
+    CHECK(stored["_ts"] != 5);
+    CHECK(stored["_rid"] != "bogus");
+    CHECK(stored["_etag"] == Header(created, "etag"));
+    CHECK(stored["_attachments"] == "attachments/");
+    size_t count = 0;
+    for (auto it = stored.begin(); it != stored.end(); ++it) count += it.key() == "_ts";
+    CHECK(count == 1);
+  }
 }

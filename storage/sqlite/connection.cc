@@ -88,6 +88,11 @@ Status Connection::Execute(std::string_view sql) {
   return Status();
 }
 
+Status Connection::Run(const std::string& sql) {
+  COSMOS_ASSIGN_OR_RETURN(Statement * statement, Prepare(sql));
+  return statement->Run();
+}
+
 Result<Statement*> Connection::Prepare(const std::string& sql) {
   auto found = statements_.find(sql);
   if (found != statements_.end()) {

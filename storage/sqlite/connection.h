@@ -53,8 +53,10 @@ class Connection {
   Connection& operator=(const Connection&) = delete;
   ~Connection();
 
-  // Executes one or more statements without results (schema, pragmas, BEGIN/COMMIT).
+  // Executes one or more statements without results (schema, pragmas), parsing them each time.
   Status Execute(std::string_view sql);
+  // Runs one statement without results from the statement cache (BEGIN, COMMIT, SAVEPOINT...).
+  Status Run(const std::string& sql);
   // Returns a cached prepared statement, reset and ready to bind. The reference stays valid
   // for the lifetime of the Connection; do not hold two uses of the same SQL at once.
   Result<Statement*> Prepare(const std::string& sql);
