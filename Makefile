@@ -38,3 +38,12 @@ unit: build-all
 
 clean:
 	rm -rf $(BUILD_DIR)
+
+# The benchmark (bench/README.md): builds, installs the peer emulator into build/bench-peer once,
+# runs every workload against cosmolite, the peer and the raw baselines (about 12 minutes on
+# 2 cores) and writes bench/results/results.md. Options: BENCH_ARGS="--runs 5 --seconds 20".
+.PHONY: bench
+BENCH_ARGS ?=
+bench: configure
+	@cmake --build $(BUILD_DIR) -j$(JOBS) --target cosmolite cosmolite_bench bench_raw_server bench_sqlite
+	@python3 bench/run_bench.py --build-dir $(BUILD_DIR) $(BENCH_ARGS)

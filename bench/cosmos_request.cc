@@ -10,8 +10,9 @@ Request BuildRequest(const CosmosCall& call, const MasterKeySigner& signer, cons
   request.set(http::field::host, host_header);
   request.set("x-ms-date", date);
   request.set("x-ms-version", kApiVersion);
-  request.set(http::field::authorization,
-              signer.Authorization(http::to_string(call.verb), call.resource_type, call.resource_link, date));
+  auto verb = http::to_string(call.verb);
+  request.set(http::field::authorization, signer.Authorization(std::string_view(verb.data(), verb.size()),
+                                                               call.resource_type, call.resource_link, date));
   request.set(http::field::accept, "application/json");
   if (!call.partition_key.empty()) request.set("x-ms-documentdb-partitionkey", call.partition_key);
   if (call.upsert) request.set("x-ms-documentdb-is-upsert", "True");

@@ -43,6 +43,21 @@ ProcessSample SampleProcess(pid_t pid) {
   return sample;
 }
 
+MachineSample SampleMachine() {
+  MachineSample sample;
+  std::ifstream stat_file("/proc/stat");
+  std::string label;
+  unsigned long long user = 0, nice = 0, system = 0, idle = 0, iowait = 0, irq = 0, softirq = 0, steal = 0;
+  if (!(stat_file >> label >> user >> nice >> system >> idle >> iowait >> irq >> softirq >> steal) || label != "cpu") {
+    return sample;
+  }
+  static const double ticks_per_second = static_cast<double>(sysconf(_SC_CLK_TCK));
+  sample.busy_seconds = static_cast<double>(user + nice + system + irq + softirq) / ticks_per_second;
+  sample.steal_seconds = static_cast<double>(steal) / ticks_per_second;
+  sample.valid = true;
+  return sample;
+}
+
 double Quantile(std::vector<uint32_t>& values, double q) {
   if (values.empty()) return 0;
   std::sort(values.begin(), values.end());

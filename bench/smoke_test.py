@@ -1,0 +1,84 @@
+#!/usr/bin/env python3
+"""ctest bench_smoke: a tiny run of the benchmark tools against an in-memory cosmolite.
+
+Starts `cosmolite --in-memory --no-tls` on a free port, runs a few hundred creates, reads and
+upserts and a 2-second telemetry run at a low rate through cosmolite_bench --check (zero errors,
+every response charged, every acknowledged telemetry document counted in the read feed), one
+start-to-ready probe, and stops the server, which must exit 0. Takes a few seconds.
+"""
+
+import argparse
+import subprocess
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from run_bench import Server, free_port, run_json_lines  # noqa: E402
+
+TELEMETRY_RATE = 250
+TELEMETRY_SECONDS = 2
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--server", required=True, help="the cosmolite binary")
+    parser.add_argument("--bench", required=True, help="the cosmolite_bench binary")
+    args = parser.parse_args()
+
+    failures = []
+    passed = 0
+
+    def check(name, ok, detail=""):
+        nonlocal passed
+        if ok:
+            passed += 1
+            print(f"ok - {name}")
+        else:
+            failures.append(name)
+            print(f"not ok - {name}: {detail}")
+
+    log_dir = Path(args.bench).resolve().parent
+    port = free_port()
+    server = Server("bench-smoke-cosmolite", [args.server, "--in-memory", "--no-tls", "--port", port,
+                                              "--log-level", "warn"], port, False, "/ready", log_dir)
+    server.start()
+    try:
+        common = [args.bench, "--port", port, "--label", "smoke", "--connections", 8, "--server-pid", server.pid,
+                  "--check"]
+        for workload, extra in [("create", ["--requests", 300]),
+                                ("read", ["--requests", 300, "--seed-docs", 100]),
+                                ("upsert", ["--requests", 300, "--seed-docs", 100]),
+                                ("telemetry", ["--rate", TELEMETRY_RATE, "--seconds", TELEMETRY_SECONDS])]:
+            lines, code = run_json_lines([*common, "--workload", workload, *extra], timeout=30)
+            report = lines[0] if lines else {}
+            check(f"{workload}: exit code 0", code == 0, f"exit {code}")
+            expected = 300 if workload != "telemetry" else TELEMETRY_RATE * TELEMETRY_SECONDS
+            check(f"{workload}: {expected} answered with 2xx, no errors",
+                  report.get("ok") == expected and report.get("errors") == 0, str(report))
+            check(f"{workload}: every answer has x-ms-request-charge", report.get("missing_charge") == 0, str(report))
+            check(f"{workload}: server CPU and RSS sampled",
+                  report.get("server_cpu_us_per_op", -1) >= 0 and report.get("server_rss_mb", -1) > 0, str(report))
+            if workload == "telemetry":
+                check("telemetry: read feed counts every acknowledged document",
+                      report.get("stored") == expected and report.get("lost") == 0, str(report))
+    finally:
+        code = server.stop()
+    check("server exits 0 on SIGTERM", code == 0, f"exit {code}")
+
+    lines, code = run_json_lines([args.bench, "--workload", "startup", "--label", "smoke", "--starts", 1,
+                                  "--idle-ms", 100, "--", args.server, "--in-memory", "--no-tls", "--port", "{port}",
+                                  "--log-level", "warn"], timeout=30)
+    check("startup probe: one start measured", code == 0 and len(lines) == 1 and lines[0].get("ready_ms", -1) > 0
+          and lines[0].get("idle_rss_mb", -1) > 0, str(lines))
+
+    print(f"{passed} passed, {len(failures)} failed")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    try:
+        sys.exit(main())
+    except (subprocess.SubprocessError, RuntimeError, OSError) as error:
+        print(f"not ok - smoke run: {error}")
+        print("0 passed, 1 failed")
+        sys.exit(1)

@@ -1,0 +1,275 @@
+#include "bench/workloads.h"
+
+#include <algorithm>
+#include <chrono>
+#include <ctime>
+#include <functional>
+#include <map>
+
+namespace cosmos::bench {
+namespace {
+
+// A well-mixed 64-bit hash, so "random" picks are a pure function of the sequence number.
+uint64_t Mix(uint64_t value) {
+  value += 0x9E3779B97F4A7C15ULL;
+  value = (value ^ (value >> 30)) * 0xBF58476D1CE4E5B9ULL;
+  value = (value ^ (value >> 27)) * 0x94D049BB133111EBULL;
+  return value ^ (value >> 31);
+}
+
+std::string PointPartitionKey(uint64_t index, int partitions) {
+  std::string key = "p";  // appended, not "p" + ...: GCC 12 warns falsely (-Wrestrict) on the latter
+  key += std::to_string(index % static_cast<uint64_t>(std::max(1, partitions)));
+  return key;
+}
+
+std::string PointFields(uint64_t n) { return "\"n\":" + std::to_string(n) + ",\"kind\":\"bench\""; }
+
+// Point creates: each request a new 1 KB document.
+class CreateWorkload : public Workload {
+ public:
+  explicit CreateWorkload(const WorkloadOptions& options) : options_(options) {
+    if (options_.container.empty()) options_.container = "c";
+    if (options_.document_bytes == 0) options_.document_bytes = 1024;
+  }
+  std::string Prepare(TargetSession& session) override {
+    return session.EnsureContainer(options_.database, options_.container);
+  }
+  CosmosCall Next(uint64_t sequence) const override {
+    std::string id = options_.run_tag + "-" + std::to_string(sequence);
+    std::string pk = PointPartitionKey(sequence, options_.partitions);
+    return CreateDocumentCall(options_.database, options_.container,
+                              PaddedDocument(id, pk, PointFields(sequence), options_.document_bytes), pk, false);
+  }
+
+ private:
+  WorkloadOptions options_;
+};
+
+// Base of the workloads that work on a seeded set of documents seed-0 .. seed-{n-1}.
+class SeededWorkload : public Workload {
+ public:
+  explicit SeededWorkload(const WorkloadOptions& options) : options_(options) {
+    if (options_.container.empty()) options_.container = "c";
+    if (options_.document_bytes == 0) options_.document_bytes = 1024;
+    options_.seed_documents = std::max<uint64_t>(1, options_.seed_documents);
+  }
+  std::string Prepare(TargetSession& session) override {
+    std::string error = session.EnsureContainer(options_.database, options_.container);
+    if (!error.empty()) return error;
+    uint64_t failed = session.Bulk(
+        options_.seed_documents, [this](uint64_t index) { return Upsert(index, index); },
+        options_.setup_connections);
+    if (failed > 0) return std::to_string(failed) + " seed upserts failed";
+    return "";
+  }
+
+ protected:
+  uint64_t Pick(uint64_t sequence) const { return Mix(sequence) % options_.seed_documents; }
+  static std::string SeedId(uint64_t index) { return "seed-" + std::to_string(index); }
+  CosmosCall Upsert(uint64_t index, uint64_t n) const {
+    std::string pk = PointPartitionKey(index, options_.partitions);
+    return CreateDocumentCall(options_.database, options_.container,
+                              PaddedDocument(SeedId(index), pk, PointFields(n), options_.document_bytes), pk,
+                              true);
+  }
+
+  WorkloadOptions options_;
+};
+
+// Point reads of random seeded documents.
+class ReadWorkload : public SeededWorkload {
+ public:
+  using SeededWorkload::SeededWorkload;
+  CosmosCall Next(uint64_t sequence) const override {
+    uint64_t index = Pick(sequence);
+    return ReadDocumentCall(options_.database, options_.container, SeedId(index),
+                            PointPartitionKey(index, options_.partitions));
+  }
+};
+
+// Upserts that replace random seeded documents.
+class UpsertWorkload : public SeededWorkload {
+ public:
+  using SeededWorkload::SeededWorkload;
+  CosmosCall Next(uint64_t sequence) const override { return Upsert(Pick(sequence), sequence); }
+};
+
+// Telemetry ingest: 300-byte documents in partitions tenantNNN:yyyymm at a fixed rate into a
+// fresh container; afterwards every acknowledged document must be counted in the read feed.
+class TelemetryWorkload : public Workload {
+ public:
+  explicit TelemetryWorkload(const WorkloadOptions& options) : options_(options) {
+    if (options_.container.empty()) options_.container = "telemetry";
+    if (options_.document_bytes == 0) options_.document_bytes = 300;
+    std::time_t now = std::time(nullptr);
+    std::tm utc{};
+    gmtime_r(&now, &utc);
+    char month[16];
+    std::snprintf(month, sizeof(month), "%04d%02d", (utc.tm_year + 1900) % 10000, (utc.tm_mon + 1) % 100);
+    month_ = month;
+  }
+  bool OpenLoop() const override { return true; }
+  std::string Prepare(TargetSession& session) override {
+    session.Call(DeleteContainerCall(options_.database, options_.container));  // 404 is fine
+    return session.EnsureContainer(options_.database, options_.container);
+  }
+  CosmosCall Next(uint64_t sequence) const override {
+    uint64_t tenant = sequence % static_cast<uint64_t>(std::max(1, options_.tenants));
+    char tenant_name[24];
+    std::snprintf(tenant_name, sizeof(tenant_name), "tenant%03llu", static_cast<unsigned long long>(tenant));
+    std::string pk = std::string(tenant_name) + ":" + month_;
+    std::string id = options_.run_tag + "-" + std::to_string(sequence);
+    uint64_t noise = Mix(sequence);
+    std::string fields = "\"tenant\":\"" + std::string(tenant_name) + "\",\"device\":\"d" +
+                         std::to_string(noise % 1000) + "\",\"metric\":\"cpu\",\"value\":" +
+                         std::to_string(noise % 10000) + ",\"seq\":" + std::to_string(sequence);
+    return CreateDocumentCall(options_.database, options_.container,
+                              PaddedDocument(id, pk, fields, options_.document_bytes), pk, false);
+  }
+  std::string Verify(TargetSession& session, const LoadResult& result, nlohmann::json& report) override {
+    uint64_t acknowledged = 0;
+    for (const Sample& sample : result.samples) {
+      if (sample.status >= 200 && sample.status < 300) ++acknowledged;
+    }
+    auto started = std::chrono::steady_clock::now();
+    int pages = 0;
+    std::string error;
+    int64_t stored = session.CountDocuments(options_.database, options_.container, options_.count_page_size,
+                                            &pages, &error);
+    double count_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    report["acknowledged"] = acknowledged;
+    report["stored"] = stored;
+    report["count_pages"] = pages;
+    report["count_seconds"] = std::round(count_s * 1000) / 1000;
+    if (stored < 0) return "counting failed: " + error;
+    int64_t lost = static_cast<int64_t>(acknowledged) - stored;
+    report["lost"] = lost;
+    if (lost != 0) return "stored " + std::to_string(stored) + " of " + std::to_string(acknowledged) + " acknowledged";
+    return "";
+  }
+
+ private:
+  WorkloadOptions options_;
+  std::string month_;
+};
+
+using Factory = std::function<std::unique_ptr<Workload>(const WorkloadOptions&)>;
+
+const std::map<std::string, Factory>& Registry() {
+  static const auto* registry = new std::map<std::string, Factory>{
+      {"create", [](const WorkloadOptions& o) { return std::make_unique<CreateWorkload>(o); }},
+      {"read", [](const WorkloadOptions& o) { return std::make_unique<ReadWorkload>(o); }},
+      {"upsert", [](const WorkloadOptions& o) { return std::make_unique<UpsertWorkload>(o); }},
+      {"telemetry", [](const WorkloadOptions& o) { return std::make_unique<TelemetryWorkload>(o); }},
+  };
+  return *registry;
+}
+
+}  // namespace
+
+std::string Workload::Verify(TargetSession&, const LoadResult&, nlohmann::json&) { return ""; }
+
+std::unique_ptr<Workload> MakeWorkload(const std::string& name, const WorkloadOptions& options) {
+  auto found = Registry().find(name);
+  if (found == Registry().end()) return nullptr;
+  return found->second(options);
+}
+
+std::vector<std::string> WorkloadNames() {
+  std::vector<std::string> names;
+  for (const auto& [name, factory] : Registry()) names.push_back(name);
+  return names;
+}
+
+std::string PaddedDocument(const std::string& id, const std::string& partition_key, const std::string& fields,
+                           size_t bytes) {
+  std::string head = "{\"id\":" + JsonString(id) + ",\"pk\":" + JsonString(partition_key) + "," + fields +
+                     ",\"pad\":\"";
+  std::string tail = "\"}";
+  size_t fixed = head.size() + tail.size();
+  size_t pad = bytes > fixed ? bytes - fixed : 0;
+  std::string document;
+  document.reserve(fixed + pad);
+  document += head;
+  static const std::string* pattern = [] {
+    auto* text = new std::string();
+    for (size_t i = 0; i < 64 * 1024; ++i) text->push_back(static_cast<char>('a' + (i * 7) % 26));
+    return text;
+  }();
+  while (pad > 0) {
+    size_t piece = std::min(pad, pattern->size());
+    document.append(*pattern, 0, piece);
+    pad -= piece;
+  }
+  document += tail;
+  return document;
+}
+
+TargetSession::TargetSession(const Target& target, net::ssl::context* tls_context, const MasterKeySigner& signer,
+                             std::chrono::milliseconds timeout)
+    : target_(target), tls_context_(tls_context), signer_(signer), client_(target, tls_context, timeout) {}
+
+Response TargetSession::Call(const CosmosCall& call) {
+  Response response;
+  beast::error_code ec = client_.Send(BuildRequest(call, signer_, date_.Now(), target_.HostHeader()), response);
+  if (ec) {
+    response = Response(http::status::unknown, 11);
+    response.result(0);
+    response.body() = ec.message();
+  }
+  return response;
+}
+
+uint64_t TargetSession::Bulk(uint64_t count, const RequestFactory& next, int connections) {
+  if (count == 0) return 0;
+  LoadPlan plan;
+  plan.connections = std::max(1, connections);
+  plan.threads = 1;
+  plan.max_requests = count;
+  LoadResult result = RunLoad(target_, tls_context_, signer_, next, plan);
+  uint64_t ok = 0;
+  for (const Sample& sample : result.samples) {
+    if (sample.status >= 200 && sample.status < 300) ++ok;
+  }
+  return count - ok;
+}
+
+std::string TargetSession::EnsureContainer(const std::string& database, const std::string& container) {
+  Response db = Call(CreateDatabaseCall(database));
+  if (db.result_int() != 201 && db.result_int() != 409 && db.result_int() / 100 != 2) {
+    return "create database: " + std::to_string(db.result_int()) + " " + db.body();
+  }
+  Response coll = Call(CreateContainerCall(database, container, "/pk"));
+  if (coll.result_int() != 201 && coll.result_int() != 409 && coll.result_int() / 100 != 2) {
+    return "create container: " + std::to_string(coll.result_int()) + " " + coll.body();
+  }
+  return "";
+}
+
+int64_t TargetSession::CountDocuments(const std::string& database, const std::string& container, int page_size,
+                                      int* pages, std::string* error) {
+  int64_t total = 0;
+  std::string continuation;
+  *pages = 0;
+  while (true) {
+    Response page = Call(ReadFeedCall(database, container, page_size, continuation));
+    ++*pages;
+    if (page.result_int() != 200) {
+      *error = "read feed page " + std::to_string(*pages) + ": " + std::to_string(page.result_int()) + " " +
+               page.body().substr(0, 300);
+      return -1;
+    }
+    auto body = nlohmann::json::parse(page.body(), nullptr, false);
+    if (body.is_discarded() || !body.contains("_count") || !body["_count"].is_number_integer()) {
+      *error = "read feed page " + std::to_string(*pages) + " has no _count";
+      return -1;
+    }
+    total += body["_count"].get<int64_t>();
+    auto next = page.find("x-ms-continuation");
+    if (next == page.end() || next->value().empty()) return total;
+    continuation = std::string(next->value());
+  }
+}
+
+}  // namespace cosmos::bench

@@ -1,0 +1,86 @@
+// The benchmark workloads: what to set up on the target, what the n-th request is, and what to
+// check afterwards. Adding one (e.g. ORDER BY queries, a change-feed drain) is one small class
+// registered in MakeWorkload.
+// Thread-safety: Next() is const and called concurrently from the client threads; Prepare() and
+// Verify() run alone on the main thread.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "bench/cosmos_request.h"
+#include "bench/http_client.h"
+#include "bench/load_driver.h"
+#include "bench/signing.h"
+
+namespace cosmos::bench {
+
+struct WorkloadOptions {
+  std::string database = "bench";
+  std::string container;            // empty: the workload's own default
+  size_t document_bytes = 0;        // 0: the workload's own default (1 KB; telemetry 300 bytes)
+  int partitions = 100;             // point workloads spread documents over p0 .. p{n-1}
+  uint64_t seed_documents = 10000;  // read/upsert: documents written before the clock starts
+  int tenants = 100;                // telemetry: partition keys tenantNNN:yyyymm
+  int count_page_size = -1;         // x-ms-max-item-count when counting documents
+  int setup_connections = 16;       // connections used to seed documents
+  std::string run_tag;              // makes new ids unique across invocations
+};
+
+// Everything a workload may do outside the measured load.
+class TargetSession {
+ public:
+  // `timeout`: for each single request (setup calls, read-feed pages).
+  TargetSession(const Target& target, net::ssl::context* tls_context, const MasterKeySigner& signer,
+                std::chrono::milliseconds timeout = std::chrono::seconds(120));
+
+  // One request, waited for. A transport error comes back as status 0 (the reason in the body).
+  Response Call(const CosmosCall& call);
+  // Sends `count` requests made by `next` over `connections`, closed loop; returns how many
+  // did not get a 2xx answer.
+  uint64_t Bulk(uint64_t count, const RequestFactory& next, int connections);
+  // Creates the database and a container partitioned on /pk (409, already there, is fine).
+  // Returns an error message, empty on success.
+  std::string EnsureContainer(const std::string& database, const std::string& container);
+  // Counts a container's documents through the read feed (x-ms-max-item-count, following
+  // x-ms-continuation until absent, summing _count). Returns -1 (and `error`) on failure.
+  int64_t CountDocuments(const std::string& database, const std::string& container, int page_size,
+                         int* pages, std::string* error);
+
+ private:
+  Target target_;
+  net::ssl::context* tls_context_;
+  const MasterKeySigner& signer_;
+  SyncClient client_;
+  DateClock date_;
+};
+
+class Workload {
+ public:
+  virtual ~Workload() = default;
+  // Open-loop workloads run at the --rate for one window; the others run closed loop.
+  virtual bool OpenLoop() const { return false; }
+  // Before the clock starts. Returns an error message, empty on success.
+  virtual std::string Prepare(TargetSession& session) = 0;
+  // The request numbered `sequence`.
+  virtual CosmosCall Next(uint64_t sequence) const = 0;
+  // After the load: checks what the target holds and adds figures to `report`. Returns an
+  // error message (e.g. documents lost), empty on success.
+  virtual std::string Verify(TargetSession& session, const LoadResult& result, nlohmann::json& report);
+};
+
+// Returns null for an unknown name.
+std::unique_ptr<Workload> MakeWorkload(const std::string& name, const WorkloadOptions& options);
+std::vector<std::string> WorkloadNames();
+
+// A JSON document of exactly `bytes` bytes (when `bytes` is larger than its fixed fields):
+// {"id":..., "pk":..., <fields>, "pad":"xxxx..."}. `fields` is JSON text without braces.
+std::string PaddedDocument(const std::string& id, const std::string& partition_key, const std::string& fields,
+                           size_t bytes);
+
+}  // namespace cosmos::bench
