@@ -145,14 +145,15 @@ class HttpSession : public SessionControl {
       return Send(state_.handler.Handle(request), version, !keep_alive);
     }
     // Writes go to the worker pool, where many can wait together for one group commit
-    // (see storage/store.h); the answer comes back to this connection's strand.
-    net::post(state_.workers, [self = Self().shared_from_this(), request = std::move(request), version,
-                               keep_alive]() mutable {
+    // (see storage/store.h); the answer comes back to this connection's strand. The tracked
+    // executor counts as pending work, so a shutdown still sends the answer before Run() returns.
+    auto strand = net::prefer(Self().stream().get_executor(), net::execution::outstanding_work.tracked);
+    net::post(state_.workers, [self = Self().shared_from_this(), strand, request = std::move(request),
+                               version, keep_alive]() mutable {
       HttpResponse response = self->state_.handler.Handle(request);
-      net::post(self->stream().get_executor(),
-                [self, response = std::move(response), version, keep_alive]() mutable {
-                  self->Send(std::move(response), version, !keep_alive);
-                });
+      net::post(strand, [self, response = std::move(response), version, keep_alive]() mutable {
+        self->Send(std::move(response), version, !keep_alive);
+      });
     });
   }
 
