@@ -51,7 +51,7 @@ struct SystemProperties {
 // The stored text of a document: the client's properties, then the system properties.
 // A compact body without system properties of its own is extended in place; anything else is
 // re-serialized from the parsed document.
-std::string DocumentText(const std::string& body, bool compact, Json& document,
+std::string DocumentText(std::string_view body, bool compact, Json& document,
                          const SystemProperties& system) {
   bool has_system_property = false;
   for (const char* name : kDocumentSystemProperties) has_system_property |= document.contains(name);
@@ -115,7 +115,7 @@ TextShape ShapeOf(std::string_view text) {
 
 // Parses a JSON object. `compact`, when given, tells whether the text has no whitespace outside
 // strings (then it can be extended in place instead of re-serialized).
-Result<Json> ParseObject(const std::string& body, const char* what, bool* compact = nullptr) {
+Result<Json> ParseObject(std::string_view body, const char* what, bool* compact = nullptr) {
   TextShape shape = ShapeOf(body);
   if (compact) *compact = shape.compact;
   if (shape.depth > kMaxNestingDepth) {

@@ -10,6 +10,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "common/result.h"
 #include "engine/container_cache.h"
@@ -60,7 +61,7 @@ struct Preconditions {
 struct ItemWrite {
   ContainerAddress container;
   std::optional<std::string> partition_key_header;  // raw x-ms-documentdb-partitionkey
-  std::string body;                                  // the document JSON text
+  std::string_view body;  // the document JSON text; must outlive the call (not copied)
   Preconditions preconditions;
 };
 
