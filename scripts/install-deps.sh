@@ -21,9 +21,13 @@ for pkg in "${packages[@]}"; do
     missing+=("$pkg")
   fi
 done
-# The conformance suite needs Node.js and npm; keep a Node the machine already has.
+# The conformance suite needs Node.js and npm, the bench scripts Python 3; keep the ones the
+# machine already has.
 if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
   missing+=(nodejs npm)
+fi
+if ! command -v python3 >/dev/null 2>&1; then
+  missing+=(python3)
 fi
 
 if [ ${#missing[@]} -eq 0 ]; then
