@@ -21,6 +21,7 @@
 #include <nlohmann/json.hpp>
 
 #include "bench/process_stats.h"
+#include "storage/schema.h"
 
 namespace {
 
@@ -30,24 +31,12 @@ using cosmos::bench::ProcessSample;
 using cosmos::bench::SampleMachine;
 using cosmos::bench::SampleProcess;
 
-constexpr char kSchema[] = R"sql(
-CREATE TABLE IF NOT EXISTS documents(
-  seq INTEGER PRIMARY KEY AUTOINCREMENT,
-  container_seq INTEGER NOT NULL,
-  partition_key TEXT NOT NULL,
-  id TEXT NOT NULL,
-  body TEXT NOT NULL,
-  etag TEXT NOT NULL,
-  lsn INTEGER NOT NULL);
-CREATE UNIQUE INDEX IF NOT EXISTS documents_by_key ON documents(container_seq, partition_key, id);
-)sql";
-
 class Database {
  public:
   explicit Database(const std::string& path) {
     if (sqlite3_open(path.c_str(), &db_) != SQLITE_OK) Fail("open");
     Exec("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;");
-    Exec(kSchema);
+    Exec(cosmos::storage::kSchemaSql);  // cosmolite's own schema
   }
   ~Database() {
     for (sqlite3_stmt* statement : statements_) sqlite3_finalize(statement);

@@ -1,52 +1,11 @@
 #include "storage/store.h"
 
+#include "storage/schema.h"
 #include "storage/sqlite/connection.h"
 
 namespace cosmos::storage {
 namespace {
 
-// Schema version 1. Documents sit in an ordinary rowid table: ~1 KB bodies in a WITHOUT ROWID
-// table spill into overflow pages and make inserts and point reads several times slower.
-// The unique index on (container, partition_key, id) makes each logical partition one index
-// range. AUTOINCREMENT keeps sequence numbers (and so resource ids) from ever being reused.
-constexpr char kSchema[] = R"sql(
-CREATE TABLE IF NOT EXISTS databases(
-  seq INTEGER PRIMARY KEY AUTOINCREMENT,
-  id TEXT NOT NULL UNIQUE,
-  body TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS containers(
-  seq INTEGER PRIMARY KEY AUTOINCREMENT,
-  database_seq INTEGER NOT NULL,
-  id TEXT NOT NULL,
-  body TEXT NOT NULL,
-  lsn INTEGER NOT NULL DEFAULT 0,
-  UNIQUE(database_seq, id));
-CREATE TABLE IF NOT EXISTS documents(
-  seq INTEGER PRIMARY KEY AUTOINCREMENT,
-  container_seq INTEGER NOT NULL,
-  partition_key TEXT NOT NULL,
-  id TEXT NOT NULL,
-  body TEXT NOT NULL,
-  etag TEXT NOT NULL,
-  lsn INTEGER NOT NULL);
-CREATE UNIQUE INDEX IF NOT EXISTS documents_by_key ON documents(container_seq, partition_key, id);
-CREATE TABLE IF NOT EXISTS logical_partitions(
-  container_seq INTEGER NOT NULL,
-  partition_key TEXT NOT NULL,
-  document_count INTEGER NOT NULL,
-  total_bytes INTEGER NOT NULL,
-  PRIMARY KEY(container_seq, partition_key)) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS unique_key_entries(
-  container_seq INTEGER NOT NULL,
-  partition_key TEXT NOT NULL,
-  key_index INTEGER NOT NULL,
-  value TEXT NOT NULL,
-  document_seq INTEGER NOT NULL,
-  PRIMARY KEY(container_seq, partition_key, key_index, value)) WITHOUT ROWID;
-CREATE INDEX IF NOT EXISTS unique_key_entries_by_document
-  ON unique_key_entries(container_seq, document_seq);
-PRAGMA user_version = 1;
-)sql";
 
 constexpr char kDocumentColumns[] = "seq, partition_key, id, body, etag, lsn";
 
@@ -393,7 +352,7 @@ Result<std::unique_ptr<Store>> Store::Open(const StoreOptions& options) {
     pragmas += options.sync_every_commit ? "PRAGMA synchronous = FULL;" : "PRAGMA synchronous = NORMAL;";
   }
   COSMOS_RETURN_IF_ERROR(connection->Execute(pragmas));
-  COSMOS_RETURN_IF_ERROR(connection->Execute(kSchema));
+  COSMOS_RETURN_IF_ERROR(connection->Execute(kSchemaSql));
   return std::unique_ptr<Store>(new Store(std::move(connection)));
 }
 
