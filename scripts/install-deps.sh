@@ -12,6 +12,8 @@ packages=(
   libspdlog-dev
   libcli11-dev
   catch2                  # Catch2 v2 unit tests
+  antlr4                  # ANTLR 4.7.2 tool: generates the query parser at build time (pulls a JRE)
+  libantlr4-runtime-dev   # ANTLR 4.9 C++ runtime
   openssl
 )
 

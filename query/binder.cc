@@ -1,0 +1,1 @@
+#include "query/binder.h"

@@ -1,0 +1,2 @@
+// placeholder, replaced shortly
+#pragma once

@@ -1,0 +1,74 @@
+// The one registry of system functions. Each family registers itself from its own source file
+// (string_functions.cc, math_functions.cc, ...); aggregates live here too, flagged as such.
+// Names are matched case-insensitively, as the service does.
+// Thread-safety: the registry is built once on first use and read-only afterwards.
+#pragma once
+
+#include <chrono>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+
+#include "common/status.h"
+#include "query/value.h"
+
+namespace cosmos::query {
+
+// Per-query state a function may need. One context is shared by all rows of one query
+// execution, so that e.g. GetCurrentDateTime() returns the same instant for every row.
+struct FunctionContext {
+  std::chrono::system_clock::time_point query_start = std::chrono::system_clock::now();
+  // Work units charged for function evaluation (string scans, regexes...): feeds the RU charge.
+  uint64_t work = 0;
+  // A function that must fail the query (e.g. an invalid regular expression) sets this.
+  Status error;
+};
+
+// A scalar function: arguments already evaluated. Returns undefined for arguments of the wrong
+// kinds, as the service does (it never raises a type error at run time).
+using ScalarFunction = Value (*)(std::span<const Value> args, FunctionContext& ctx);
+
+// An aggregate's running state.
+class Accumulator {
+ public:
+  virtual ~Accumulator() = default;
+  virtual void Add(const Value& v) = 0;
+  virtual Value Finish() const = 0;
+};
+
+struct FunctionDef {
+  std::string name;        // canonical spelling, e.g. "ARRAY_CONTAINS", "StringEquals"
+  int min_args = 0;
+  int max_args = 0;        // -1 = variadic
+  ScalarFunction scalar = nullptr;                      // null for aggregates
+  std::unique_ptr<Accumulator> (*make_accumulator)() = nullptr;  // aggregates only
+  bool is_aggregate() const { return make_accumulator != nullptr; }
+};
+
+class FunctionRegistry {
+ public:
+  static const FunctionRegistry& Instance();
+
+  // Case-insensitive lookup; null when unknown.
+  const FunctionDef* Find(std::string_view name) const;
+
+  // Used by the family registration functions while the registry is built.
+  void Add(FunctionDef def);
+
+ private:
+  FunctionRegistry() = default;
+  std::unordered_map<std::string, FunctionDef> by_lower_name_;
+};
+
+// Family registration, one per source file in query/functions/.
+void RegisterAggregateFunctions(FunctionRegistry& registry);
+void RegisterStringFunctions(FunctionRegistry& registry);
+void RegisterMathFunctions(FunctionRegistry& registry);
+void RegisterArrayFunctions(FunctionRegistry& registry);
+void RegisterTypeFunctions(FunctionRegistry& registry);        // IS_*, IIF, ToString, StringTo*, ObjectToArray
+void RegisterDateTimeFunctions(FunctionRegistry& registry);
+void RegisterSpatialFunctions(FunctionRegistry& registry);
+
+}  // namespace cosmos::query

@@ -1,0 +1,8 @@
+// Placeholder until the family lands: registers nothing yet.
+#include "query/functions/registry.h"
+
+namespace cosmos::query {
+
+void RegisterTypeFunctions(FunctionRegistry& /*registry*/) {}
+
+}  // namespace cosmos::query
