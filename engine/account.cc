@@ -10,6 +10,7 @@
 #include "engine/partition_key.h"
 #include "engine/request_charge.h"
 #include "engine/resource_id.h"
+#include "query/execution/executor.h"
 
 namespace cosmos::engine {
 namespace {
@@ -700,6 +701,130 @@ Result<FeedResponse> Account::ReadItemFeed(const ContainerAddress& address, cons
   response.lsn = container->lsn;
   response.owner_path = container->OwnerPath();
   response.owner_rid = container->container_rid;
+  return response;
+}
+
+}  // namespace cosmos::engine
+
+namespace cosmos::engine {
+namespace {
+
+// Streams a container's documents (or one logical partition's) in (partition key, id) order,
+// reading a batch at a time inside the caller's read transaction.
+class StoredDocumentSource : public query::DocumentSource {
+ public:
+  StoredDocumentSource(storage::Transaction& txn, int64_t container_seq, std::optional<std::string> partition_key,
+                       std::optional<storage::DocumentPosition> start)
+      : txn_(txn), container_seq_(container_seq), partition_key_(std::move(partition_key)), next_(std::move(start)),
+        include_next_(next_.has_value()) {}
+
+  Result<bool> Next(query::SourceDocument& doc) override {
+    if (index_ == batch_.size()) {
+      if (exhausted_) return false;
+      COSMOS_ASSIGN_OR_RETURN(batch_, txn_.ListDocuments(container_seq_, partition_key_, next_, kBatch, include_next_));
+      index_ = 0;
+      include_next_ = false;
+      exhausted_ = batch_.size() < static_cast<size_t>(kBatch);
+      if (batch_.empty()) return false;
+      next_ = storage::DocumentPosition{batch_.back().partition_key, batch_.back().id};
+    }
+    storage::DocumentRecord& record = batch_[index_++];
+    Json parsed = Json::parse(record.body, nullptr, /*allow_exceptions=*/false);
+    if (parsed.is_discarded()) return Status::Internal("stored document is not valid JSON: " + record.id);
+    doc.json = std::make_shared<const Json>(std::move(parsed));
+    doc.bytes = record.body.size();
+    doc.position = Json::array({std::move(record.partition_key), std::move(record.id)});
+    return true;
+  }
+
+ private:
+  static constexpr int64_t kBatch = 256;
+  storage::Transaction& txn_;
+  int64_t container_seq_;
+  std::optional<std::string> partition_key_;
+  std::optional<storage::DocumentPosition> next_;
+  bool include_next_;
+  bool exhausted_ = false;
+  std::vector<storage::DocumentRecord> batch_;
+  size_t index_ = 0;
+};
+
+// The service's x-ms-documentdb-query-metrics format: key=value pairs separated by ';'.
+std::string FormatQueryMetrics(const query::QueryPage& page, double elapsed_ms) {
+  char buffer[640];
+  std::snprintf(buffer, sizeof(buffer),
+                "totalExecutionTimeInMs=%.2f;queryCompileTimeInMs=0.00;queryLogicalPlanBuildTimeInMs=0.00;"
+                "queryPhysicalPlanBuildTimeInMs=0.00;queryOptimizationTimeInMs=0.00;VMExecutionTimeInMs=%.2f;"
+                "indexLookupTimeInMs=0.00;documentLoadTimeInMs=0.00;systemFunctionExecuteTimeInMs=0.00;"
+                "userFunctionExecuteTimeInMs=0.00;retrievedDocumentCount=%llu;retrievedDocumentSize=%llu;"
+                "outputDocumentCount=%llu;outputDocumentSize=%llu;writeOutputTimeInMs=0.00;indexUtilizationRatio=%.2f",
+                elapsed_ms, elapsed_ms, static_cast<unsigned long long>(page.stats.documents_loaded),
+                static_cast<unsigned long long>(page.stats.document_bytes),
+                static_cast<unsigned long long>(page.stats.output_rows),
+                static_cast<unsigned long long>(page.stats.output_bytes),
+                page.stats.documents_loaded == 0
+                    ? 0.0
+                    : static_cast<double>(page.stats.output_rows) / static_cast<double>(page.stats.documents_loaded));
+  return buffer;
+}
+
+}  // namespace
+
+Result<QueryResponse> Account::QueryItems(const QueryRequest& request) {
+  auto started = std::chrono::steady_clock::now();
+  Json body = Json::parse(request.body, nullptr, /*allow_exceptions=*/false);
+  if (body.is_discarded() || !body.is_object() || !body.contains("query") || !body["query"].is_string()) {
+    return Status::BadRequest("The query body must be a JSON object with a string 'query'.");
+  }
+  const std::string& text = body["query"].get_ref<const std::string&>();
+  COSMOS_ASSIGN_OR_RETURN(auto prepared, prepared_queries_.Prepare(text));
+  Json parameters = body.contains("parameters") ? body["parameters"] : Json();
+
+  COSMOS_ASSIGN_OR_RETURN(auto txn, store_->BeginRead());
+  COSMOS_ASSIGN_OR_RETURN(auto container, FindContainer(txn, request.container, /*as_owner=*/true));
+  std::optional<std::string> partition_key;
+  if (request.partition_key_header && !request.partition_key_header->empty()) {
+    COSMOS_ASSIGN_OR_RETURN(auto value, PartitionKeyValue::FromHeader(container->partition_key,
+                                                                      *request.partition_key_header));
+    partition_key = value.StorageKey();
+  }
+  // Every container has one physical partition for now, so no query needs to fan out and
+  // x-ms-documentdb-query-enablecrosspartition is never required yet.
+  if (request.partition_key_range_id && *request.partition_key_range_id != "0" &&
+      request.partition_key_range_id->find(",0") == std::string::npos) {
+    return Status::NotFound("The partition key range '" + *request.partition_key_range_id + "' does not exist.");
+  }
+
+  query::OpenSource open_source = [&](const Json* start) -> Result<std::unique_ptr<query::DocumentSource>> {
+    std::optional<storage::DocumentPosition> start_position;
+    if (start != nullptr) {
+      if (!start->is_array() || start->size() != 2 || !(*start)[0].is_string() || !(*start)[1].is_string()) {
+        return Status::BadRequest("Invalid continuation token: the query cannot resume from it.");
+      }
+      start_position = storage::DocumentPosition{(*start)[0].get<std::string>(), (*start)[1].get<std::string>()};
+    }
+    return std::unique_ptr<query::DocumentSource>(
+        new StoredDocumentSource(txn, container->container.seq, partition_key, std::move(start_position)));
+  };
+  query::PageRequest page_request;
+  page_request.max_items = static_cast<uint64_t>(PageSize(request.max_item_count));
+  page_request.max_bytes = kMaxPageBytes;
+  page_request.continuation = request.continuation;
+  COSMOS_ASSIGN_OR_RETURN(auto page, query::ExecutePage(*prepared, parameters, open_source, page_request));
+
+  QueryResponse response;
+  response.count = static_cast<int64_t>(page.rows.size());
+  response.body = FeedBody(container->container_rid, "Documents", page.rows);
+  response.continuation = page.continuation;
+  response.request_charge = QueryCharge(page.stats.documents_loaded, page.stats.document_bytes,
+                                        page.stats.output_bytes, page.stats.expressions, page.function_work);
+  response.lsn = container->lsn;
+  response.owner_path = container->OwnerPath();
+  response.owner_rid = container->container_rid;
+  if (request.populate_query_metrics) {
+    double elapsed_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
+    response.query_metrics = FormatQueryMetrics(page, elapsed_ms);
+  }
   return response;
 }
 

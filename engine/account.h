@@ -14,6 +14,7 @@
 
 #include "common/result.h"
 #include "engine/container_cache.h"
+#include "query/query_cache.h"
 #include "storage/store.h"
 
 namespace cosmos::engine {
@@ -77,6 +78,23 @@ struct FeedOptions {
   std::optional<std::string> partition_key_header;  // restricts a document feed to one partition
 };
 
+// A query on the documents of a container (POST .../docs with x-ms-documentdb-isquery).
+struct QueryRequest {
+  ContainerAddress container;
+  std::string_view body;  // {"query": "...", "parameters": [{"name": "@p", "value": ...}]}
+  std::optional<std::string> partition_key_header;  // single-partition query
+  bool enable_cross_partition = false;              // x-ms-documentdb-query-enablecrosspartition
+  std::optional<std::string> partition_key_range_id;  // x-ms-documentdb-partitionkeyrangeid
+  int64_t max_item_count = 0;                 // 0: the default page (100); -1: the server chooses
+  std::optional<std::string> continuation;    // from the previous page
+  bool populate_query_metrics = false;        // x-ms-documentdb-populatequerymetrics
+};
+
+// One page of query results: FeedResponse's body is {"_rid":..., "Documents":[...], "_count":N}.
+struct QueryResponse : FeedResponse {
+  std::string query_metrics;  // x-ms-documentdb-query-metrics, when requested
+};
+
 // Limits from the service documentation.
 inline constexpr size_t kMaxDocumentBytes = 2 * 1024 * 1024;
 inline constexpr size_t kMaxItemIdBytes = 1023;
@@ -114,6 +132,10 @@ class Account {
   Result<ResourceResponse> ReadItem(const ItemKey& key, const Preconditions& preconditions);
   Result<ResourceResponse> DeleteItem(const ItemKey& key, const Preconditions& preconditions);
   Result<FeedResponse> ReadItemFeed(const ContainerAddress& container, const FeedOptions& options);
+  // Runs one page of a query. kBadRequest for invalid SQL (the service's error payload as the
+  // message), for a malformed continuation, and for a cross-partition query without
+  // enable_cross_partition.
+  Result<QueryResponse> QueryItems(const QueryRequest& request);
 
  private:
   enum class WriteMode { kCreate, kUpsert, kReplace };
@@ -128,6 +150,7 @@ class Account {
 
   std::unique_ptr<storage::Store> store_;
   ContainerCache containers_;
+  query::PreparedQueryCache prepared_queries_;
   std::atomic<uint64_t> etag_counter_;  // seeded from the clock so etags stay new across restarts
 };
 

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 
 namespace cosmos::engine {
 
@@ -14,6 +15,10 @@ double WriteCharge(size_t bytes);
 // Database and container operations.
 double MetadataReadCharge();
 double MetadataWriteCharge();
+// One page of a query: a base cost, plus the documents it loaded, the bytes it returned and the
+// expression and function work it did. Provisional until the cost-model issue calibrates it.
+double QueryCharge(uint64_t documents_loaded, uint64_t document_bytes, uint64_t output_bytes, uint64_t expressions,
+                   uint64_t function_work);
 // A request that failed after authentication (not found, conflict, precondition, bad input).
 double FailedRequestCharge();
 

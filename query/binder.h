@@ -1,2 +1,68 @@
-// placeholder, replaced shortly
+// Bind: checks a parsed query against the rules of the language and prepares it for execution.
+//  - every identifier names an alias in scope (FROM/JOIN aliases, and the aliases of enclosing
+//    queries inside subqueries): SC2001 otherwise;
+//  - every function is a known system function with a valid number of arguments (SC2005, SC2050);
+//  - aggregates appear only in a select list and never inside another aggregate (SC2101);
+//  - with GROUP BY, the select list uses only grouped expressions and aggregates (SC2102), and
+//    never `*` (SC2041);
+//  - ORDER BY items are document paths (2206); TOP/OFFSET/LIMIT literals are in range.
+// It annotates the tree in place (Expr::slot for identifiers and aggregates, Expr::function),
+// so it runs once on a freshly parsed tree, before the tree is shared.
+// Thread-safety: a BoundQuery is immutable after Bind and may be shared across threads.
 #pragma once
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "common/result.h"
+#include "query/ast.h"
+
+namespace cosmos::query {
+
+// What the executor needs to know about one SELECT (the top-level query or a subquery).
+struct SelectInfo {
+  // Row layout: slots [0, first_slot) belong to enclosing queries; the FROM/JOIN source i of this
+  // query is slot first_slot + i. The top-level query also keeps the document in slot 0, so
+  // its sources start at 1.
+  int first_slot = 0;
+  int slot_count = 0;  // total slots a row of this query needs (enclosing ones included)
+  // Output property names of a non-VALUE select list: the alias, the inferred name (last
+  // property name), or $1, $2... for items without either.
+  std::vector<std::string> output_names;
+  // Aggregate calls of the select list, indexed by Expr::slot.
+  std::vector<const Expr*> aggregates;
+  bool is_aggregate() const { return !aggregates.empty(); }
+  bool is_grouped() const { return is_grouped_query; }
+  bool is_grouped_query = false;
+};
+
+class BoundQuery {
+ public:
+  const SelectQuery& root() const { return *root_; }
+  const std::shared_ptr<const SelectQuery>& root_ptr() const { return root_; }
+  const SelectInfo& info(const SelectQuery& query) const { return infos_.at(&query); }
+
+  // True when rows can be produced one document at a time, in storage order, and a page can stop
+  // early: no ORDER BY, GROUP BY, aggregate or DISTINCT at the top level.
+  bool is_streaming() const { return streaming_; }
+
+ private:
+  friend Result<BoundQuery> Bind(std::shared_ptr<const SelectQuery> parsed, std::string_view text);
+  std::shared_ptr<const SelectQuery> root_;
+  std::unordered_map<const SelectQuery*, SelectInfo> infos_;
+  bool streaming_ = false;
+};
+
+// `text` is the query text the tree was parsed from (for error locations).
+Result<BoundQuery> Bind(std::shared_ptr<const SelectQuery> parsed, std::string_view text);
+
+// True for an expression the service can map to a document path: an identifier followed by
+// property names and literal indexes (c.a, c["a b"], c.arr[0]).
+bool IsDocumentPath(const Expr& e);
+// The path as written by the service in messages: c.a.b, c["a b"], c.arr[0].
+std::string PathText(const Expr& e);
+
+}  // namespace cosmos::query

@@ -64,11 +64,13 @@ Status RequireJsonBody(const HttpRequest& request) {
   return Status();
 }
 
+// A POST that carries a query rather than a resource to create.
+bool IsQuery(const HttpRequest& request) {
+  return request.headers.IsTrue(headers::kIsQuery) || request.headers.IsTrue(headers::kIsQueryPlanRequest) ||
+         MediaType(request) == "application/query+json";
+}
+
 Status RejectUnsupportedPost(const HttpRequest& request) {
-  if (request.headers.IsTrue(headers::kIsQuery) || request.headers.IsTrue(headers::kIsQueryPlanRequest) ||
-      MediaType(request) == "application/query+json") {
-    return Status::BadRequest("Queries are not supported by this cosmolite build yet.");
-  }
   if (request.headers.IsTrue(headers::kIsBatchRequest)) {
     return Status::BadRequest("Batch requests are not supported by this cosmolite build yet.");
   }
@@ -134,6 +136,13 @@ HttpResponse FromFeed(FeedResponse feed, bool with_lsn) {
   if (feed.continuation) response.AddHeader(headers::kContinuation, *feed.continuation);
   AddResourceHeaders(response, "", feed.owner_path, feed.owner_rid);
   if (with_lsn) AddLsnHeaders(response, feed.lsn);
+  return response;
+}
+
+HttpResponse FromQuery(engine::QueryResponse page) {
+  std::string metrics = std::move(page.query_metrics);
+  HttpResponse response = FromFeed(std::move(page), true);
+  if (!metrics.empty()) response.AddHeader(headers::kQueryMetrics, metrics);
   return response;
 }
 
@@ -301,6 +310,7 @@ Result<HttpResponse> RequestHandler::Dispatch(const HttpRequest& request, const 
       return FromFeed(std::move(feed), true);
     }
     if (method == "POST") {
+      if (IsQuery(request)) return QueryItems(request, path);
       COSMOS_RETURN_IF_ERROR(RejectUnsupportedPost(request));
       engine::ItemWrite write{ContainerOf(path), partition_key, request.body, PreconditionsOf(request)};
       bool upsert = request.headers.IsTrue(headers::kIsUpsert);
@@ -382,6 +392,24 @@ HttpResponse RequestHandler::DatabaseAccount(const HttpRequest& request) const {
   response.AddHeader("x-ms-max-media-storage-usage-mb", "10240");
   response.AddHeader("x-ms-media-storage-usage-mb", "0");
   return response;
+}
+
+Result<HttpResponse> RequestHandler::QueryItems(const HttpRequest& request, const ResourcePath& path) const {
+  if (request.headers.IsTrue(headers::kIsQueryPlanRequest)) {
+    return Status::BadRequest("Query plans are not supported by this cosmolite build yet.");
+  }
+  COSMOS_ASSIGN_OR_RETURN(auto options, FeedOptionsOf(request));
+  engine::QueryRequest query;
+  query.container = ContainerOf(path);
+  query.body = request.body;
+  query.partition_key_header = request.headers.Get(headers::kPartitionKey);
+  query.enable_cross_partition = request.headers.IsTrue(headers::kEnableCrossPartition);
+  query.partition_key_range_id = request.headers.Get(headers::kPartitionKeyRangeId);
+  query.max_item_count = options.max_item_count;
+  query.continuation = options.continuation;
+  query.populate_query_metrics = request.headers.IsTrue(headers::kPopulateQueryMetrics);
+  COSMOS_ASSIGN_OR_RETURN(auto page, account_.QueryItems(query));
+  return FromQuery(std::move(page));
 }
 
 // One physical partition covers the whole key space ["", "FF") until the partitioning work

@@ -32,6 +32,8 @@ class RequestHandler {
   Result<HttpResponse> Dispatch(const HttpRequest& request, const ResourcePath& path) const;
   HttpResponse DatabaseAccount(const HttpRequest& request) const;
   Result<HttpResponse> PartitionKeyRanges(const HttpRequest& request, const ResourcePath& path) const;
+  // POST .../docs with a query: one page of results, or the SDK's query plan.
+  Result<HttpResponse> QueryItems(const HttpRequest& request, const ResourcePath& path) const;
 
   engine::Account& account_;
   MasterKeyAuth auth_;

@@ -236,11 +236,11 @@ Result<std::optional<DocumentRecord>> Transaction::FindDocumentBySeq(int64_t con
 
 Result<std::vector<DocumentRecord>> Transaction::ListDocuments(
     int64_t container_seq, const std::optional<std::string>& partition_key,
-    const std::optional<DocumentPosition>& after, int64_t limit) {
+    const std::optional<DocumentPosition>& after, int64_t limit, bool include_after) {
   std::string sql = std::string("SELECT ") + kDocumentColumns +
                     " FROM documents WHERE container_seq = ?1";
   if (partition_key) sql += " AND partition_key = ?2";
-  if (after) sql += " AND (partition_key, id) > (?3, ?4)";
+  if (after) sql += include_after ? " AND (partition_key, id) >= (?3, ?4)" : " AND (partition_key, id) > (?3, ?4)";
   sql += " ORDER BY partition_key, id LIMIT ?5";
   COSMOS_ASSIGN_OR_RETURN(auto* stmt, connection_->Prepare(sql));
   stmt->Bind(1, container_seq);

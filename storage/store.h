@@ -112,12 +112,12 @@ class Transaction {
                                                      std::string_view partition_key,
                                                      std::string_view id);
   Result<std::optional<DocumentRecord>> FindDocumentBySeq(int64_t container_seq, int64_t seq);
-  // Up to `limit` documents in (partition_key, id) order, after `after` when given, restricted
-  // to one logical partition when `partition_key` is given.
+  // Up to `limit` documents in (partition_key, id) order, after `after` when given (from `after`
+  // itself with include_after), restricted to one logical partition when `partition_key` is given.
   Result<std::vector<DocumentRecord>> ListDocuments(int64_t container_seq,
                                                     const std::optional<std::string>& partition_key,
                                                     const std::optional<DocumentPosition>& after,
-                                                    int64_t limit);
+                                                    int64_t limit, bool include_after = false);
   // Returns kConflict if (partition_key, id) exists already.
   Status InsertDocument(int64_t container_seq, const DocumentRecord& record);
   // Replaces body, etag and lsn of the document with record.seq.

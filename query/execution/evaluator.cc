@@ -1,0 +1,271 @@
+#include "query/execution/evaluator.h"
+
+#include <cmath>
+#include <cstdint>
+
+namespace cosmos::query {
+namespace {
+
+std::optional<bool> AsBool(const Value& v) {
+  if (v.is_boolean()) return v.boolean();
+  return std::nullopt;
+}
+
+Value FromOptionalBool(std::optional<bool> b) { return b ? Value::Boolean(*b) : Value(); }
+
+Value NumberOrUndefined(double d) { return std::isfinite(d) ? Value::Number(d) : Value(); }
+
+// Bitwise operators work on 32-bit integers, as in JavaScript.
+int32_t ToInt32(double d) {
+  if (!std::isfinite(d)) return 0;
+  double t = std::fmod(std::trunc(d), 4294967296.0);
+  if (t < 0) t += 4294967296.0;
+  return static_cast<int32_t>(static_cast<uint32_t>(t));
+}
+
+Value EvaluateBinary(const Expr& e, const Row& row, EvalContext& ctx) {
+  BinaryOp op = e.binary_op;
+  if (op == BinaryOp::kAnd || op == BinaryOp::kOr) {
+    std::optional<bool> left = AsBool(Evaluate(*e.children[0], row, ctx));
+    bool dominant = op == BinaryOp::kOr;  // true decides OR, false decides AND
+    if (left == dominant) return Value::Boolean(dominant);
+    std::optional<bool> right = AsBool(Evaluate(*e.children[1], row, ctx));
+    if (right == dominant) return Value::Boolean(dominant);
+    if (left && right) return Value::Boolean(!dominant);
+    return Value();
+  }
+  Value a = Evaluate(*e.children[0], row, ctx);
+  Value b = Evaluate(*e.children[1], row, ctx);
+  switch (op) {
+    case BinaryOp::kEq: return FromOptionalBool(Equals(a, b));
+    case BinaryOp::kNotEq: {
+      auto eq = Equals(a, b);
+      return eq ? Value::Boolean(!*eq) : Value();
+    }
+    case BinaryOp::kLt:
+    case BinaryOp::kLtEq:
+    case BinaryOp::kGt:
+    case BinaryOp::kGtEq: {
+      auto c = CompareSameKind(a, b);
+      if (!c) return Value();
+      bool r = op == BinaryOp::kLt ? *c < 0 : op == BinaryOp::kLtEq ? *c <= 0 : op == BinaryOp::kGt ? *c > 0 : *c >= 0;
+      return Value::Boolean(r);
+    }
+    case BinaryOp::kConcat:
+      if (!a.is_string() || !b.is_string()) return Value();
+      return Value::String(a.string() + b.string());
+    default: break;
+  }
+  if (!a.is_number() || !b.is_number()) return Value();
+  double x = a.number(), y = b.number();
+  switch (op) {
+    case BinaryOp::kAdd: return NumberOrUndefined(x + y);
+    case BinaryOp::kSub: return NumberOrUndefined(x - y);
+    case BinaryOp::kMul: return NumberOrUndefined(x * y);
+    case BinaryOp::kDiv: return NumberOrUndefined(x / y);
+    case BinaryOp::kMod: return NumberOrUndefined(std::fmod(x, y));
+    case BinaryOp::kBitAnd: return Value::Number(ToInt32(x) & ToInt32(y));
+    case BinaryOp::kBitOr: return Value::Number(ToInt32(x) | ToInt32(y));
+    case BinaryOp::kBitXor: return Value::Number(ToInt32(x) ^ ToInt32(y));
+    case BinaryOp::kShiftLeft:
+      return Value::Number(static_cast<int32_t>(static_cast<uint32_t>(ToInt32(x)) << (ToInt32(y) & 31)));
+    case BinaryOp::kShiftRight: return Value::Number(ToInt32(x) >> (ToInt32(y) & 31));
+    case BinaryOp::kShiftRightZeroFill:
+      return Value::Number(static_cast<double>(static_cast<uint32_t>(ToInt32(x)) >> (ToInt32(y) & 31)));
+    default: return Value();
+  }
+}
+
+Value EvaluateUnary(const Expr& e, const Row& row, EvalContext& ctx) {
+  Value v = Evaluate(*e.children[0], row, ctx);
+  switch (e.unary_op) {
+    case UnaryOp::kNot: return v.is_boolean() ? Value::Boolean(!v.boolean()) : Value();
+    case UnaryOp::kNegate: return v.is_number() ? Value::Number(-v.number()) : Value();
+    case UnaryOp::kPlus: return v.is_number() ? v : Value();
+    case UnaryOp::kBitNot: return v.is_number() ? Value::Number(~ToInt32(v.number())) : Value();
+  }
+  return Value();
+}
+
+// Decodes one UTF-8 code point starting at text[i], advancing i.
+char32_t NextCodePoint(std::string_view text, size_t& i) {
+  unsigned char c = static_cast<unsigned char>(text[i]);
+  int extra = c < 0x80 ? 0 : c < 0xE0 ? 1 : c < 0xF0 ? 2 : 3;
+  char32_t cp = extra == 0 ? c : c & (0x3F >> extra);
+  ++i;
+  for (int k = 0; k < extra && i < text.size(); ++k, ++i) cp = (cp << 6) | (static_cast<unsigned char>(text[i]) & 0x3F);
+  return cp;
+}
+
+std::u32string Decode(std::string_view text) {
+  std::u32string out;
+  for (size_t i = 0; i < text.size();) out.push_back(NextCodePoint(text, i));
+  return out;
+}
+
+bool LikeAt(const std::u32string& s, size_t si, const std::u32string& p, size_t pi, std::optional<char32_t> escape) {
+  while (pi < p.size()) {
+    char32_t c = p[pi];
+    if (escape && c == *escape && pi + 1 < p.size()) {
+      if (si >= s.size() || s[si] != p[pi + 1]) return false;
+      ++si;
+      pi += 2;
+      continue;
+    }
+    if (c == U'%') {
+      while (pi < p.size() && p[pi] == U'%') ++pi;
+      if (pi == p.size()) return true;
+      for (size_t k = si; k <= s.size(); ++k)
+        if (LikeAt(s, k, p, pi, escape)) return true;
+      return false;
+    }
+    if (si >= s.size()) return false;
+    if (c == U'_') {
+      ++si;
+      ++pi;
+      continue;
+    }
+    if (c == U'[') {
+      size_t close = p.find(U']', pi + 1);
+      if (close != std::u32string::npos) {
+        size_t k = pi + 1;
+        bool negate = k < close && p[k] == U'^';
+        if (negate) ++k;
+        bool matched = false;
+        for (; k < close; ++k) {
+          if (k + 2 < close && p[k + 1] == U'-') {
+            if (s[si] >= p[k] && s[si] <= p[k + 2]) matched = true;
+            k += 2;
+          } else if (s[si] == p[k]) {
+            matched = true;
+          }
+        }
+        if (matched == negate) return false;
+        ++si;
+        pi = close + 1;
+        continue;
+      }
+    }
+    if (s[si] != c) return false;
+    ++si;
+    ++pi;
+  }
+  return si == s.size();
+}
+
+Value LiteralValue(const Expr& e, EvalContext& ctx) {
+  if (e.literal_undefined) return Value();
+  // A view into the shared query tree: no copy of the literal per row.
+  const auto& owner = ctx.query->root_ptr();
+  return Value::View(std::shared_ptr<const Json>(owner, &e.literal), e.literal);
+}
+
+}  // namespace
+
+bool LikeMatches(std::string_view text, std::string_view pattern, std::optional<char32_t> escape) {
+  return LikeAt(Decode(text), 0, Decode(pattern), 0, escape);
+}
+
+Value Evaluate(const Expr& e, const Row& row, EvalContext& ctx) {
+  ++ctx.stats.expressions;
+  switch (e.kind) {
+    case ExprKind::kLiteral: return LiteralValue(e, ctx);
+    case ExprKind::kParameter: {
+      auto it = ctx.parameters->find(e.name);
+      return it == ctx.parameters->end() ? Value() : it->second;
+    }
+    case ExprKind::kIdentifier: return row[static_cast<size_t>(e.slot)];
+    case ExprKind::kProperty: return Evaluate(*e.children[0], row, ctx).Property(e.name);
+    case ExprKind::kIndex: {
+      Value base = Evaluate(*e.children[0], row, ctx);
+      Value index = Evaluate(*e.children[1], row, ctx);
+      if (index.is_string()) return base.Property(index.string());
+      if (index.is_number()) return base.Element(index.number());
+      return Value();
+    }
+    case ExprKind::kUnary: return EvaluateUnary(e, row, ctx);
+    case ExprKind::kBinary: return EvaluateBinary(e, row, ctx);
+    case ExprKind::kBetween: {
+      Value v = Evaluate(*e.children[0], row, ctx);
+      auto low = CompareSameKind(v, Evaluate(*e.children[1], row, ctx));
+      auto high = CompareSameKind(v, Evaluate(*e.children[2], row, ctx));
+      if (!low || !high) return Value();
+      bool inside = *low >= 0 && *high <= 0;
+      return Value::Boolean(inside != e.negated);
+    }
+    case ExprKind::kIn: {
+      Value v = Evaluate(*e.children[0], row, ctx);
+      if (v.is_undefined()) return Value();
+      bool found = false;
+      for (size_t i = 1; i < e.children.size() && !found; ++i) {
+        found = Equals(v, Evaluate(*e.children[i], row, ctx)) == true;
+      }
+      return Value::Boolean(found != e.negated);
+    }
+    case ExprKind::kLike: {
+      Value v = Evaluate(*e.children[0], row, ctx);
+      Value pattern = Evaluate(*e.children[1], row, ctx);
+      if (!v.is_string() || !pattern.is_string()) return Value();
+      std::optional<char32_t> escape;
+      if (e.children.size() > 2) {
+        Value esc = Evaluate(*e.children[2], row, ctx);
+        if (!esc.is_string() || esc.string().empty()) return Value();
+        size_t i = 0;
+        escape = NextCodePoint(esc.string(), i);
+      }
+      ctx.functions.work += 1 + v.string().size() / 64;
+      return Value::Boolean(LikeMatches(v.string(), pattern.string(), escape) != e.negated);
+    }
+    case ExprKind::kConditional: {
+      Value cond = Evaluate(*e.children[0], row, ctx);
+      return Evaluate(IsTrue(cond) ? *e.children[1] : *e.children[2], row, ctx);
+    }
+    case ExprKind::kCoalesce: {
+      Value v = Evaluate(*e.children[0], row, ctx);
+      return v.is_undefined() ? Evaluate(*e.children[1], row, ctx) : v;
+    }
+    case ExprKind::kFunctionCall: {
+      if (e.function->is_aggregate()) {
+        return ctx.aggregate_results ? (*ctx.aggregate_results)[static_cast<size_t>(e.slot)] : Value();
+      }
+      std::vector<Value> args;
+      args.reserve(e.children.size());
+      for (const auto& c : e.children) args.push_back(Evaluate(*c, row, ctx));
+      return e.function->scalar(args, ctx.functions);
+    }
+    case ExprKind::kArrayLiteral: {
+      Json array = Json::array();
+      for (const auto& c : e.children) {
+        Value v = Evaluate(*c, row, ctx);
+        if (!v.is_undefined()) array.push_back(v.ToJson());
+      }
+      return Value::FromJson(std::move(array));
+    }
+    case ExprKind::kObjectLiteral: {
+      Json object = Json::object();
+      for (const auto& [name, value_expr] : e.fields) {
+        Value v = Evaluate(*value_expr, row, ctx);
+        if (!v.is_undefined()) object[name] = v.ToJson();
+      }
+      return Value::FromJson(std::move(object));
+    }
+    case ExprKind::kScalarSubquery:
+    case ExprKind::kExists:
+    case ExprKind::kArraySubquery: {
+      std::vector<Value> results;
+      Status status = RunSubquery(*e.subquery, row, ctx, results);
+      if (!status.ok()) {
+        if (ctx.functions.error.ok()) ctx.functions.error = status;
+        return Value();
+      }
+      if (e.kind == ExprKind::kExists) return Value::Boolean(!results.empty());
+      if (e.kind == ExprKind::kScalarSubquery) return results.empty() ? Value() : results.front();
+      Json array = Json::array();
+      for (const auto& v : results) array.push_back(v.ToJson());
+      return Value::FromJson(std::move(array));
+    }
+  }
+  return Value();
+}
+
+}  // namespace cosmos::query

@@ -1,0 +1,164 @@
+#include "query/execution/executor.h"
+
+#include <algorithm>
+
+#include "query/execution/select_runner.h"
+
+namespace cosmos::query {
+namespace {
+
+constexpr int kTokenVersion = 1;
+
+std::string Serialize(const Value& v) {
+  return v.json().dump(-1, ' ', /*ensure_ascii=*/false, Json::error_handler_t::replace);
+}
+
+Status MalformedToken() { return Status::BadRequest("Invalid continuation token: the query cannot resume from it."); }
+
+struct PageLimits {
+  uint64_t first_row;  // rows before this one (after OFFSET) were returned by earlier pages
+  uint64_t end;        // TOP / OFFSET+LIMIT: no row at or past this index is returned
+};
+
+// Adds `row` to the page when it fits; false when the page is full.
+bool AddToPage(QueryPage& page, const Value& row, const PageRequest& request, size_t& page_bytes) {
+  if (page.rows.size() >= request.max_items) return false;
+  std::string text = Serialize(row);
+  if (!page.rows.empty() && page_bytes + text.size() > request.max_bytes) return false;
+  page_bytes += text.size();
+  page.rows.push_back(std::move(text));
+  return true;
+}
+
+Result<QueryPage> StreamingPage(const BoundQuery& query, EvalContext& ctx, const OpenSource& open_source,
+                                const PageRequest& request, const Json& token, uint64_t offset, uint64_t end) {
+  const SelectQuery& q = query.root();
+  QueryPage page;
+  size_t page_bytes = 0;
+  SelectRunner runner(q, ctx);
+  std::vector<Value> produced_rows;
+
+  if (q.from.empty()) {  // SELECT without FROM: one input row, no documents
+    Row row;
+    COSMOS_RETURN_IF_ERROR(runner.Consume(row, &produced_rows));
+    for (uint64_t i = offset; i < produced_rows.size() && i < end; ++i) {
+      if (!AddToPage(page, produced_rows[i], request, page_bytes)) break;
+    }
+    return page;
+  }
+
+  const Json* start = token.is_object() ? &token["p"] : nullptr;
+  uint64_t skip_in_first = token.is_object() ? token["r"].get<uint64_t>() : 0;
+  uint64_t produced = token.is_object() ? token["n"].get<uint64_t>() : 0;
+  COSMOS_ASSIGN_OR_RETURN(auto source, open_source(start));
+  SourceDocument doc;
+  bool first_document = true;
+  while (produced < end) {
+    COSMOS_ASSIGN_OR_RETURN(bool more, source->Next(doc));
+    if (!more) break;
+    ctx.stats.documents_loaded++;
+    ctx.stats.document_bytes += doc.bytes;
+    Row row(1);
+    row[0] = Value::View(doc.json, *doc.json);
+    produced_rows.clear();
+    COSMOS_RETURN_IF_ERROR(runner.Consume(row, &produced_rows));
+    size_t first = 0;
+    if (first_document && start != nullptr && doc.position == *start) first = skip_in_first;
+    first_document = false;
+    for (size_t i = first; i < produced_rows.size() && produced < end; ++i, ++produced) {
+      if (produced < offset) continue;
+      if (!AddToPage(page, produced_rows[i], request, page_bytes)) {
+        page.continuation = Json{{"v", kTokenVersion}, {"k", "s"}, {"p", doc.position}, {"r", i}, {"n", produced}}.dump();
+        return page;
+      }
+    }
+  }
+  return page;
+}
+
+Result<QueryPage> MaterializedPage(const BoundQuery& query, EvalContext& ctx, const OpenSource& open_source,
+                                   const PageRequest& request, const Json& token, uint64_t offset, uint64_t end) {
+  const SelectQuery& q = query.root();
+  uint64_t skip = token.is_object() ? token["s"].get<uint64_t>() : 0;
+  // Rows past the end of this page (plus one to know whether more follow) can be dropped early.
+  uint64_t keep = std::min(end, offset + skip + request.max_items + 1);
+  SelectRunner runner(q, ctx, keep);
+  if (q.from.empty()) {
+    Row row;
+    COSMOS_RETURN_IF_ERROR(runner.Consume(row, nullptr));
+  } else {
+    COSMOS_ASSIGN_OR_RETURN(auto source, open_source(nullptr));
+    SourceDocument doc;
+    while (true) {
+      COSMOS_ASSIGN_OR_RETURN(bool more, source->Next(doc));
+      if (!more) break;
+      ctx.stats.documents_loaded++;
+      ctx.stats.document_bytes += doc.bytes;
+      Row row(1);
+      row[0] = Value::View(doc.json, *doc.json);
+      COSMOS_RETURN_IF_ERROR(runner.Consume(row, nullptr));
+    }
+  }
+  std::vector<Value> rows;
+  COSMOS_RETURN_IF_ERROR(runner.Finish(rows));
+  QueryPage page;
+  size_t page_bytes = 0;
+  uint64_t index = skip;
+  for (; index < rows.size(); ++index) {
+    if (!AddToPage(page, rows[index], request, page_bytes)) break;
+  }
+  if (index < rows.size()) page.continuation = Json{{"v", kTokenVersion}, {"k", "m"}, {"s", index}}.dump();
+  return page;
+}
+
+}  // namespace
+
+Result<std::unordered_map<std::string, Value>> ParseParameters(const Json& parameters) {
+  std::unordered_map<std::string, Value> result;
+  if (parameters.is_null()) return result;
+  if (!parameters.is_array()) return Status::BadRequest("The query parameters must be an array.");
+  for (const auto& p : parameters) {
+    if (!p.is_object() || !p.contains("name") || !p["name"].is_string()) {
+      return Status::BadRequest("Each query parameter needs a string 'name'.");
+    }
+    auto value = p.find("value");
+    result[p["name"].get<std::string>()] = value == p.end() ? Value() : Value::FromJson(*value);
+  }
+  return result;
+}
+
+Result<QueryPage> ExecutePage(const BoundQuery& query, const Json& parameters, const OpenSource& open_source,
+                              const PageRequest& request) {
+  COSMOS_ASSIGN_OR_RETURN(auto params, ParseParameters(parameters));
+  EvalContext ctx;
+  ctx.query = &query;
+  ctx.parameters = &params;
+  ctx.functions.query_start = request.now;
+
+  Json token;
+  if (request.continuation && !request.continuation->empty()) {
+    token = Json::parse(*request.continuation, nullptr, /*allow_exceptions=*/false);
+    bool streaming_token = token.is_object() && token.value("k", "") == "s" && token.contains("p") &&
+                           token["r"].is_number_unsigned() && token["n"].is_number_unsigned();
+    bool materialized_token = token.is_object() && token.value("k", "") == "m" && token["s"].is_number_unsigned();
+    if (token.is_discarded() || (query.is_streaming() ? !streaming_token : !materialized_token)) return MalformedToken();
+  }
+
+  std::optional<uint64_t> top, limit;
+  uint64_t offset = 0;
+  COSMOS_RETURN_IF_ERROR(SelectRunner::Counts(query.root(), ctx, top, offset, limit));
+  uint64_t end = UINT64_MAX;
+  if (top) end = std::min(end, *top);
+  if (limit) end = std::min(end, offset + *limit);
+
+  auto page = query.is_streaming() ? StreamingPage(query, ctx, open_source, request, token, offset, end)
+                                   : MaterializedPage(query, ctx, open_source, request, token, offset, end);
+  if (!page.ok()) return page;
+  page->stats = ctx.stats;
+  page->stats.output_rows = page->rows.size();
+  for (const auto& r : page->rows) page->stats.output_bytes += r.size();
+  page->function_work = ctx.functions.work;
+  return page;
+}
+
+}  // namespace cosmos::query

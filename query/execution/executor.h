@@ -1,0 +1,65 @@
+// ExecutePage: runs one page of a bound query over a stream of documents and returns the rows,
+// a continuation token when more remain, and the work done.
+//
+// Continuation tokens are opaque to clients; two kinds exist:
+//  - streaming selects resume at a document position given by the source (plus the number of
+//    rows of that document already returned and the count of rows produced before it, for
+//    OFFSET/LIMIT/TOP), so a page reads only what it returns (and one row ahead);
+//  - sorted, grouped, aggregated and DISTINCT selects are recomputed and resume after the rows
+//    already returned. ORDER BY keeps only the rows up to the end of the requested page.
+// Thread-safety: stateless; a DocumentSource belongs to one call.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/json.h"
+#include "common/result.h"
+#include "query/binder.h"
+#include "query/execution/evaluator.h"
+
+namespace cosmos::query {
+
+// One stored document, parsed, with its position in the source's order.
+struct SourceDocument {
+  std::shared_ptr<const Json> json;
+  size_t bytes = 0;
+  Json position;  // opaque to the executor; handed back to OpenSource to resume
+};
+
+class DocumentSource {
+ public:
+  virtual ~DocumentSource() = default;
+  // Fills `doc` with the next document; false at the end.
+  virtual Result<bool> Next(SourceDocument& doc) = 0;
+};
+
+// Opens the container's documents in a stable order, starting at `start` (inclusive) when given.
+using OpenSource = std::function<Result<std::unique_ptr<DocumentSource>>(const Json* start)>;
+
+struct PageRequest {
+  uint64_t max_items = 100;
+  size_t max_bytes = 4 * 1024 * 1024;
+  std::optional<std::string> continuation;
+  std::chrono::system_clock::time_point now = std::chrono::system_clock::now();
+};
+
+struct QueryPage {
+  std::vector<std::string> rows;  // compact JSON text of each result
+  std::optional<std::string> continuation;
+  ExecutionStats stats;
+  uint64_t function_work = 0;
+};
+
+// `parameters`: the request's [{"name": "@p", "value": ...}] (or null/empty).
+Result<QueryPage> ExecutePage(const BoundQuery& query, const Json& parameters, const OpenSource& open_source,
+                              const PageRequest& request);
+
+// Parses the parameters array of a query body. 400 for a malformed list.
+Result<std::unordered_map<std::string, Value>> ParseParameters(const Json& parameters);
+
+}  // namespace cosmos::query

@@ -1,0 +1,61 @@
+// SelectRunner: the pipeline of one SELECT. Input rows enter with the enclosing slots filled
+// (the document in slot 0 for the top-level query, the outer row for a subquery); the runner
+// expands FROM/JOIN, filters with WHERE, groups and aggregates, sorts, projects, removes
+// duplicates and applies TOP/OFFSET/LIMIT.
+//
+// Streaming selects (no ORDER BY, GROUP BY, aggregate or DISTINCT) hand each projected row to
+// the caller at once (`streamed` of Consume); the others collect state and produce their rows
+// in Finish.
+// Thread-safety: one runner per execution, one thread.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "query/execution/evaluator.h"
+
+namespace cosmos::query {
+
+class SelectRunner {
+ public:
+  // `keep_first`: for sorted selects, an upper bound on how many leading rows the caller will
+  // ever look at (lets ORDER BY keep a bounded set); nullopt = all.
+  SelectRunner(const SelectQuery& q, EvalContext& ctx, std::optional<uint64_t> keep_first = std::nullopt);
+  ~SelectRunner();
+
+  bool streaming() const { return streaming_; }
+
+  // Feeds one input row (its enclosing slots filled). Streaming selects append their projected
+  // rows to `streamed` (TOP/OFFSET/LIMIT not applied: the caller pages them).
+  Status Consume(Row& input, std::vector<Value>* streamed);
+
+  // Produces the rows of a non-streaming select, TOP/OFFSET/LIMIT applied.
+  Status Finish(std::vector<Value>& out);
+
+  // TOP / OFFSET / LIMIT of this select, evaluated (parameters resolved). Fails with 400 when a
+  // parameter is not a non-negative integer.
+  static Status Counts(const SelectQuery& q, EvalContext& ctx, std::optional<uint64_t>& top,
+                       uint64_t& offset, std::optional<uint64_t>& limit);
+
+ private:
+  struct Sorted;
+  struct Group;
+  Status Expand(size_t source, Row& row, std::vector<Value>* streamed);
+  Status Accept(Row& row, std::vector<Value>* streamed);
+  Value Project(const Row& row);
+  std::vector<Value> SortKeys(const Row& row);
+  void Prune();
+
+  const SelectQuery& q_;
+  const SelectInfo& info_;
+  EvalContext& ctx_;
+  bool streaming_;
+  std::optional<uint64_t> keep_first_;
+  uint64_t sequence_ = 0;
+  std::vector<Sorted> sorted_;           // ORDER BY / DISTINCT selects without grouping
+  std::vector<Group> groups_;            // GROUP BY and aggregate selects
+  std::unordered_multimap<size_t, size_t> group_index_;  // hash of the group key -> groups_ index
+};
+
+}  // namespace cosmos::query
