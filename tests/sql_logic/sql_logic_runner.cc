@@ -1,0 +1,346 @@
+#include "tests/sql_logic/sql_logic_runner.h"
+
+#include <algorithm>
+#include <cmath>
+#include <exception>
+#include <limits>
+#include <map>
+#include <memory>
+#include <optional>
+#include <regex>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "common/json.h"
+#include "engine/account.h"
+#include "engine/partition_key.h"
+#include "storage/store.h"
+
+namespace cosmos_sql_test {
+namespace {
+
+using cosmos::ErrorCode;
+using cosmos::Json;
+using cosmos::Status;
+using cosmos::engine::Account;
+using cosmos::engine::ContainerAddress;
+using cosmos::engine::PartitionKeyDefinition;
+using cosmos::engine::PartitionKeyValue;
+using cosmos::engine::QueryRequest;
+using cosmos::engine::ResourceName;
+
+constexpr char kDatabaseId[] = "db";
+// A query that keeps answering continuations past this many pages is a bug, not a big result.
+constexpr int kMaxPages = 10000;
+
+const char* const kSystemProperties[] = {"_rid", "_self", "_etag", "_attachments", "_ts"};
+
+int HttpStatusOf(ErrorCode code) {
+  switch (code) {
+    case ErrorCode::kOk: return 200;
+    case ErrorCode::kBadRequest: return 400;
+    case ErrorCode::kPartitionKeyMismatch: return 400;
+    case ErrorCode::kUnauthorized: return 401;
+    case ErrorCode::kForbidden: return 403;
+    case ErrorCode::kNotFound: return 404;
+    case ErrorCode::kOwnerResourceNotFound: return 404;
+    case ErrorCode::kMethodNotAllowed: return 405;
+    case ErrorCode::kConflict: return 409;
+    case ErrorCode::kPreconditionFailed: return 412;
+    case ErrorCode::kRequestEntityTooLarge: return 413;
+    case ErrorCode::kUnsupportedMediaType: return 415;
+    case ErrorCode::kInternal: return 500;
+  }
+  return 500;
+}
+
+void Normalize(nlohmann::json& value) {
+  if (value.is_number_float()) {
+    double number = value.get<double>();
+    if (std::isfinite(number) && std::trunc(number) == number && std::fabs(number) < 9.0e15) {
+      value = static_cast<int64_t>(number);
+    }
+  } else if (value.is_number_unsigned()) {
+    uint64_t number = value.get<uint64_t>();
+    if (number <= static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) value = static_cast<int64_t>(number);
+  } else if (value.is_structured()) {
+    for (auto& element : value) Normalize(element);
+  }
+}
+
+template <typename JsonType>
+void StripSystemProperties(JsonType& row) {
+  if (!row.is_object()) return;
+  for (const char* name : kSystemProperties) row.erase(name);
+}
+
+// The row as it is displayed and rewritten: compact, in the engine's property order.
+std::string DisplayRow(Json row) {
+  StripSystemProperties(row);
+  return row.dump();
+}
+
+std::string Indent(const std::string& text) {
+  std::string indented = "    ";
+  for (char c : text) {
+    indented += c;
+    if (c == '\n') indented += "    ";
+  }
+  return indented;
+}
+
+std::string RowList(const std::vector<std::string>& rows) {
+  if (rows.empty()) return "    (no rows)\n";
+  std::string list;
+  for (const auto& row : rows) list += "    " + row + "\n";
+  return list;
+}
+
+// Everything a query returned over all its pages.
+struct QueryRun {
+  std::optional<Status> error;
+  std::vector<Json> rows;
+  std::vector<size_t> page_counts;
+  double charge = 0;
+};
+
+class FileRunner {
+ public:
+  explicit FileRunner(const TestFile& file) : file_(file) {}
+
+  FileOutcome Run() {
+    auto store = cosmos::storage::Store::Open({});
+    if (!store.ok()) return Abort(0, "cannot open an in-memory store: " + store.status().message());
+    account_ = std::make_unique<Account>(std::move(store).value());
+    auto database = account_->CreateDatabase(Json{{"id", kDatabaseId}}.dump());
+    if (!database.ok()) return Abort(0, "cannot create the database: " + database.status().message());
+
+    for (const Step& step : file_.steps) {
+      if (const auto* container = std::get_if<ContainerStep>(&step)) {
+        if (!CreateContainer(*container)) break;
+      } else if (const auto* insert = std::get_if<InsertStep>(&step)) {
+        if (!container_) {
+          Fail(insert->line, "'insert' before any 'container'");
+          break;
+        }
+        InsertDocuments(insert->documents);
+      } else if (const auto* query = std::get_if<QueryStep>(&step)) {
+        if (!container_) {
+          Fail(query->line, "'query' before any 'container'");
+          break;
+        }
+        try {
+          RunQuery(*query);
+        } catch (const std::exception& e) {
+          Fail(query->line, std::string("exception while running the query: ") + e.what() + "\n" +
+                                "  query:\n" + Indent(query->sql));
+        }
+      }
+    }
+    return std::move(outcome_);
+  }
+
+ private:
+  FileOutcome Abort(int line, const std::string& message) {
+    Fail(line, message);
+    return std::move(outcome_);
+  }
+
+  void Fail(int line, const std::string& message) {
+    outcome_.failures.push_back({line, file_.path + ":" + std::to_string(line) + ": " + message});
+  }
+
+  bool CreateContainer(const ContainerStep& step) {
+    Json key = {{"paths", step.paths}, {"kind", step.multihash ? "MultiHash" : "Hash"}};
+    if (step.multihash) key["version"] = 2;
+    Json definition = {{"id", step.id}, {"partitionKey", key}};
+    auto created = account_->CreateContainer(ResourceName{kDatabaseId}, definition.dump());
+    if (!created.ok()) {
+      Fail(step.line, "cannot create container '" + step.id + "': " + created.status().message());
+      return false;
+    }
+    auto parsed = PartitionKeyDefinition::Parse(key);
+    if (!parsed.ok()) {
+      Fail(step.line, "bad partition key definition: " + parsed.status().message());
+      return false;
+    }
+    container_ = ContainerAddress{ResourceName{kDatabaseId}, ResourceName{step.id}};
+    key_definition_ = std::move(parsed).value();
+    InsertDocuments(step.documents);
+    return true;
+  }
+
+  void InsertDocuments(const std::vector<DocumentLine>& documents) {
+    for (const DocumentLine& document : documents) {
+      Json parsed = Json::parse(document.json);
+      cosmos::engine::ItemWrite write;
+      write.container = *container_;
+      write.partition_key_header = PartitionKeyValue::FromDocument(key_definition_, parsed).ToHeaderText();
+      write.body = document.json;
+      auto created = account_->CreateItem(write);
+      if (!created.ok()) Fail(document.line, "cannot insert the document: " + created.status().message());
+    }
+  }
+
+  QueryRun Execute(const QueryStep& step, int64_t max_item_count) {
+    Json body = {{"query", step.sql}};
+    if (!step.parameters.empty()) {
+      Json parameters = Json::array();
+      for (const auto& parameter : step.parameters) {
+        parameters.push_back({{"name", parameter.name}, {"value", Json::parse(parameter.json)}});
+      }
+      body["parameters"] = std::move(parameters);
+    }
+    std::string body_text = body.dump();
+
+    QueryRequest request;
+    request.container = *container_;
+    request.body = body_text;
+    if (step.partition_key) {
+      Json key = Json::parse(*step.partition_key);
+      request.partition_key_header = key.is_array() ? key.dump() : Json::array({key}).dump();
+    } else {
+      request.enable_cross_partition = true;
+    }
+    request.max_item_count = max_item_count;
+
+    QueryRun run;
+    std::string continuation;
+    for (int page = 0; page < kMaxPages; ++page) {
+      auto response = account_->QueryItems(request);
+      if (!response.ok()) {
+        run.error = response.status();
+        return run;
+      }
+      run.charge += response->request_charge;
+      Json documents = Json::parse(response->body).at("Documents");
+      run.page_counts.push_back(documents.size());
+      for (auto& row : documents) run.rows.push_back(std::move(row));
+      if (!response->continuation || response->continuation->empty()) return run;
+      continuation = *response->continuation;
+      request.continuation = continuation;
+    }
+    run.error = Status::Internal("the continuation never ends (over " + std::to_string(kMaxPages) + " pages)");
+    return run;
+  }
+
+  static std::vector<std::string> Canonical(const std::vector<std::string>& rows, bool sorted) {
+    std::vector<std::string> canonical;
+    for (const auto& row : rows) canonical.push_back(CanonicalRow(row));
+    if (sorted) std::sort(canonical.begin(), canonical.end());
+    return canonical;
+  }
+
+  static std::vector<std::string> Displayed(const std::vector<Json>& rows) {
+    std::vector<std::string> displayed;
+    for (const auto& row : rows) displayed.push_back(DisplayRow(row));
+    return displayed;
+  }
+
+  void RunQuery(const QueryStep& step) {
+    std::string query_text = "  query:\n" + Indent(step.sql) + "\n";
+    QueryRun run = Execute(step, -1);
+
+    if (step.expect_error) {
+      if (!run.error) {
+        Fail(step.line, "expected error " + std::to_string(step.error_status) + " but the query succeeded\n" +
+                            query_text + "  actual:\n" + RowList(Displayed(run.rows)));
+        return;
+      }
+      int status = HttpStatusOf(run.error->code());
+      bool message_matches = step.error_pattern.empty() ||
+                             std::regex_search(run.error->message(), std::regex(step.error_pattern));
+      if (status != step.error_status || !message_matches) {
+        Fail(step.line, "wrong error\n" + query_text + "  expected: " + std::to_string(step.error_status) + " /" +
+                            step.error_pattern + "/\n  actual:   " + std::to_string(status) + " " +
+                            run.error->message() + "\n");
+      }
+      return;
+    }
+
+    if (run.error) {
+      Fail(step.line, "the query failed with " + std::to_string(HttpStatusOf(run.error->code())) + ": " +
+                          run.error->message() + "\n" + query_text + "  expected:\n" + RowList(step.expected));
+      return;
+    }
+    std::vector<std::string> actual = Displayed(run.rows);
+    if (Canonical(actual, step.rowsort) != Canonical(step.expected, step.rowsort)) {
+      outcome_.rewrites.push_back({step.expected_begin, step.expected_end, actual});
+      Fail(step.line, std::string("wrong result") + (step.rowsort ? " (rowsort)" : "") + "\n" + query_text +
+                          "  expected:\n" + RowList(step.expected) + "  actual:\n" + RowList(actual));
+      return;
+    }
+    if (step.max_charge && run.charge > *step.max_charge) {
+      std::ostringstream message;
+      message << "request charge " << run.charge << " exceeds charge<=" << *step.max_charge << "\n" << query_text;
+      Fail(step.line, message.str());
+    }
+    if (step.page_size > 0) CheckPaged(step, actual, query_text);
+  }
+
+  // Runs again with max_item_count = page_size: every page fits, and the pages add up to the
+  // unpaged result.
+  void CheckPaged(const QueryStep& step, const std::vector<std::string>& unpaged, const std::string& query_text) {
+    QueryRun run = Execute(step, step.page_size);
+    std::string label = "pagesize=" + std::to_string(step.page_size) + ": ";
+    if (run.error) {
+      Fail(step.line, label + "a page failed with " + std::to_string(HttpStatusOf(run.error->code())) + ": " +
+                          run.error->message() + "\n" + query_text);
+      return;
+    }
+    for (size_t page = 0; page < run.page_counts.size(); ++page) {
+      if (run.page_counts[page] > static_cast<size_t>(step.page_size)) {
+        Fail(step.line, label + "page " + std::to_string(page + 1) + " holds " +
+                            std::to_string(run.page_counts[page]) + " rows\n" + query_text);
+        return;
+      }
+    }
+    std::vector<std::string> paged = Displayed(run.rows);
+    if (Canonical(paged, step.rowsort) != Canonical(unpaged, step.rowsort)) {
+      Fail(step.line, label + "the pages differ from the unpaged result (" + std::to_string(run.page_counts.size()) +
+                          " pages)\n" + query_text + "  unpaged:\n" + RowList(unpaged) + "  paged:\n" + RowList(paged));
+    }
+  }
+
+  const TestFile& file_;
+  std::unique_ptr<Account> account_;
+  std::optional<ContainerAddress> container_;
+  PartitionKeyDefinition key_definition_;
+  FileOutcome outcome_;
+};
+
+}  // namespace
+
+std::string CanonicalRow(const std::string& json) {
+  nlohmann::json row = nlohmann::json::parse(json);
+  StripSystemProperties(row);
+  Normalize(row);
+  return row.dump();
+}
+
+FileOutcome RunTestFile(const TestFile& file) {
+  // TODO(physical partitions): the store has one physical partition today. When containers can
+  // span several, run the file once per count in file.partitions, each in a fresh account.
+  return FileRunner(file).Run();
+}
+
+std::string ApplyRewrites(const std::string& text, const std::vector<Rewrite>& rewrites) {
+  std::vector<std::string> lines;
+  std::istringstream stream(text);
+  for (std::string line; std::getline(stream, line);) lines.push_back(line);
+  // Later blocks first, so earlier line numbers stay valid.
+  std::vector<Rewrite> ordered = rewrites;
+  std::sort(ordered.begin(), ordered.end(), [](const Rewrite& a, const Rewrite& b) { return a.begin > b.begin; });
+  for (const Rewrite& rewrite : ordered) {
+    auto begin = lines.begin() + std::min<size_t>(rewrite.begin - 1, lines.size());
+    auto end = lines.begin() + std::min<size_t>(rewrite.end - 1, lines.size());
+    begin = lines.erase(begin, end);
+    lines.insert(begin, rewrite.rows.begin(), rewrite.rows.end());
+  }
+  std::string rewritten;
+  for (const auto& line : lines) rewritten += line + "\n";
+  return rewritten;
+}
+
+}  // namespace cosmos_sql_test
