@@ -768,17 +768,112 @@ std::string FormatQueryMetrics(const query::QueryPage& page, double elapsed_ms) 
   return buffer;
 }
 
-}  // namespace
+// Metadata resources (databases, containers) held in memory for a query.
+class ResourceListSource : public query::DocumentSource {
+ public:
+  ResourceListSource(const std::vector<std::pair<int64_t, std::string>>& bodies, int64_t start_seq)
+      : bodies_(bodies) {
+    while (next_ < bodies_.size() && bodies_[next_].first < start_seq) ++next_;
+  }
+  Result<bool> Next(query::SourceDocument& doc) override {
+    if (next_ == bodies_.size()) return false;
+    const auto& [seq, body] = bodies_[next_++];
+    doc.json = std::make_shared<const Json>(Json::parse(body));
+    doc.bytes = body.size();
+    doc.position = seq;
+    return true;
+  }
 
-Result<QueryResponse> Account::QueryItems(const QueryRequest& request) {
-  auto started = std::chrono::steady_clock::now();
-  Json body = Json::parse(request.body, nullptr, /*allow_exceptions=*/false);
+ private:
+  const std::vector<std::pair<int64_t, std::string>>& bodies_;
+  size_t next_ = 0;
+};
+
+struct ParsedQueryBody {
+  std::string text;
+  Json parameters;
+};
+
+Result<ParsedQueryBody> ParseQueryBody(std::string_view text) {
+  Json body = Json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (body.is_discarded() || !body.is_object() || !body.contains("query") || !body["query"].is_string()) {
     return Status::BadRequest("The query body must be a JSON object with a string 'query'.");
   }
-  const std::string& text = body["query"].get_ref<const std::string&>();
-  COSMOS_ASSIGN_OR_RETURN(auto prepared, prepared_queries_.Prepare(text));
-  Json parameters = body.contains("parameters") ? body["parameters"] : Json();
+  ParsedQueryBody parsed;
+  parsed.text = body["query"].get<std::string>();
+  if (body.contains("parameters")) parsed.parameters = std::move(body["parameters"]);
+  return parsed;
+}
+
+query::PageRequest PageRequestOf(const QueryRequest& request) {
+  query::PageRequest page_request;
+  page_request.max_items = static_cast<uint64_t>(PageSize(request.max_item_count));
+  page_request.max_bytes = kMaxPageBytes;
+  page_request.continuation = request.continuation;
+  return page_request;
+}
+
+void FillQueryResponse(QueryResponse& response, const query::QueryPage& page, const QueryRequest& request,
+                       std::chrono::steady_clock::time_point started) {
+  response.count = static_cast<int64_t>(page.rows.size());
+  response.continuation = page.continuation;
+  response.request_charge = QueryCharge(page.stats.documents_loaded, page.stats.document_bytes,
+                                        page.stats.output_bytes, page.stats.expressions, page.function_work);
+  if (request.populate_query_metrics) {
+    double elapsed_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
+    response.query_metrics = FormatQueryMetrics(page, elapsed_ms);
+  }
+}
+
+}  // namespace
+
+Result<QueryResponse> Account::QueryResources(const QueryRequest& request,
+                                              std::vector<std::pair<int64_t, std::string>> bodies,
+                                              const char* feed_key, const std::string& owner_rid) {
+  auto started = std::chrono::steady_clock::now();
+  COSMOS_ASSIGN_OR_RETURN(auto body, ParseQueryBody(request.body));
+  COSMOS_ASSIGN_OR_RETURN(auto prepared, prepared_queries_.Prepare(body.text));
+  query::OpenSource open_source = [&](const Json* start) -> Result<std::unique_ptr<query::DocumentSource>> {
+    if (start != nullptr && !start->is_number_integer()) {
+      return Status::BadRequest("Invalid continuation token: the query cannot resume from it.");
+    }
+    return std::unique_ptr<query::DocumentSource>(new ResourceListSource(bodies, start ? start->get<int64_t>() : 0));
+  };
+  COSMOS_ASSIGN_OR_RETURN(auto page, query::ExecutePage(*prepared, body.parameters, open_source, PageRequestOf(request)));
+  QueryResponse response;
+  response.body = FeedBody(owner_rid, feed_key, page.rows);
+  response.owner_rid = owner_rid;
+  FillQueryResponse(response, page, request, started);
+  return response;
+}
+
+Result<QueryResponse> Account::QueryDatabases(const QueryRequest& request) {
+  std::vector<std::pair<int64_t, std::string>> bodies;
+  {
+    COSMOS_ASSIGN_OR_RETURN(auto txn, store_->BeginRead());
+    COSMOS_ASSIGN_OR_RETURN(auto records, txn.ListDatabases());
+    for (auto& record : records) bodies.emplace_back(record.seq, std::move(record.body));
+  }
+  return QueryResources(request, std::move(bodies), "Databases", "");
+}
+
+Result<QueryResponse> Account::QueryContainers(const ResourceName& database, const QueryRequest& request) {
+  std::vector<std::pair<int64_t, std::string>> bodies;
+  std::string owner_rid;
+  {
+    COSMOS_ASSIGN_OR_RETURN(auto txn, store_->BeginRead());
+    COSMOS_ASSIGN_OR_RETURN(auto owner, FindDatabase(txn, database, /*as_owner=*/true));
+    COSMOS_ASSIGN_OR_RETURN(auto records, txn.ListContainers(owner.seq));
+    for (auto& record : records) bodies.emplace_back(record.seq, std::move(record.body));
+    owner_rid = ResourceId::ForDatabase(owner.seq);
+  }
+  return QueryResources(request, std::move(bodies), "DocumentCollections", owner_rid);
+}
+
+Result<QueryResponse> Account::QueryItems(const QueryRequest& request) {
+  auto started = std::chrono::steady_clock::now();
+  COSMOS_ASSIGN_OR_RETURN(auto body, ParseQueryBody(request.body));
+  COSMOS_ASSIGN_OR_RETURN(auto prepared, prepared_queries_.Prepare(body.text));
 
   COSMOS_ASSIGN_OR_RETURN(auto txn, store_->BeginRead());
   COSMOS_ASSIGN_OR_RETURN(auto container, FindContainer(txn, request.container, /*as_owner=*/true));
@@ -806,25 +901,14 @@ Result<QueryResponse> Account::QueryItems(const QueryRequest& request) {
     return std::unique_ptr<query::DocumentSource>(
         new StoredDocumentSource(txn, container->container.seq, partition_key, std::move(start_position)));
   };
-  query::PageRequest page_request;
-  page_request.max_items = static_cast<uint64_t>(PageSize(request.max_item_count));
-  page_request.max_bytes = kMaxPageBytes;
-  page_request.continuation = request.continuation;
-  COSMOS_ASSIGN_OR_RETURN(auto page, query::ExecutePage(*prepared, parameters, open_source, page_request));
-
+  COSMOS_ASSIGN_OR_RETURN(auto page,
+                          query::ExecutePage(*prepared, body.parameters, open_source, PageRequestOf(request)));
   QueryResponse response;
-  response.count = static_cast<int64_t>(page.rows.size());
   response.body = FeedBody(container->container_rid, "Documents", page.rows);
-  response.continuation = page.continuation;
-  response.request_charge = QueryCharge(page.stats.documents_loaded, page.stats.document_bytes,
-                                        page.stats.output_bytes, page.stats.expressions, page.function_work);
   response.lsn = container->lsn;
   response.owner_path = container->OwnerPath();
   response.owner_rid = container->container_rid;
-  if (request.populate_query_metrics) {
-    double elapsed_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
-    response.query_metrics = FormatQueryMetrics(page, elapsed_ms);
-  }
+  FillQueryResponse(response, page, request, started);
   return response;
 }
 

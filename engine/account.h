@@ -136,6 +136,10 @@ class Account {
   // message), for a malformed continuation, and for a cross-partition query without
   // enable_cross_partition.
   Result<QueryResponse> QueryItems(const QueryRequest& request);
+  // Queries over the database feed and a database's container feed, as the SDKs send them
+  // (SELECT * FROM root r WHERE r.id = @id). request.container is not used.
+  Result<QueryResponse> QueryDatabases(const QueryRequest& request);
+  Result<QueryResponse> QueryContainers(const ResourceName& database, const QueryRequest& request);
 
  private:
   enum class WriteMode { kCreate, kUpsert, kReplace };
@@ -147,6 +151,9 @@ class Account {
                                                                  const ContainerAddress& address,
                                                                  bool as_owner);
   std::string NewEtag();
+  // Runs a query page over resource bodies listed in sequence order (databases, containers).
+  Result<QueryResponse> QueryResources(const QueryRequest& request, std::vector<std::pair<int64_t, std::string>> bodies,
+                                       const char* feed_key, const std::string& owner_rid);
 
   std::unique_ptr<storage::Store> store_;
   ContainerCache containers_;

@@ -93,6 +93,26 @@ Result<engine::FeedOptions> FeedOptionsOf(const HttpRequest& request) {
   return options;
 }
 
+// The query headers of a POST carrying a query (the body is the request's, not copied).
+Result<engine::QueryRequest> QueryRequestOf(const HttpRequest& request, ContainerAddress container) {
+  std::string media = MediaType(request);
+  if (!media.empty() && media != "application/query+json" && media != "application/json") {
+    return Status::UnsupportedMediaType("The content type '" + media +
+                                        "' is not supported for queries; send application/query+json.");
+  }
+  COSMOS_ASSIGN_OR_RETURN(auto options, FeedOptionsOf(request));
+  engine::QueryRequest query;
+  query.container = std::move(container);
+  query.body = request.body;
+  query.partition_key_header = request.headers.Get(headers::kPartitionKey);
+  query.enable_cross_partition = request.headers.IsTrue(headers::kEnableCrossPartition);
+  query.partition_key_range_id = request.headers.Get(headers::kPartitionKeyRangeId);
+  query.max_item_count = options.max_item_count;
+  query.continuation = options.continuation;
+  query.populate_query_metrics = request.headers.IsTrue(headers::kPopulateQueryMetrics);
+  return query;
+}
+
 engine::Preconditions PreconditionsOf(const HttpRequest& request) {
   return {request.headers.Get(headers::kIfMatch), request.headers.Get(headers::kIfNoneMatch)};
 }
@@ -139,9 +159,9 @@ HttpResponse FromFeed(FeedResponse feed, bool with_lsn) {
   return response;
 }
 
-HttpResponse FromQuery(engine::QueryResponse page) {
+HttpResponse FromQuery(engine::QueryResponse page, bool with_lsn) {
   std::string metrics = std::move(page.query_metrics);
-  HttpResponse response = FromFeed(std::move(page), true);
+  HttpResponse response = FromFeed(std::move(page), with_lsn);
   if (!metrics.empty()) response.AddHeader(headers::kQueryMetrics, metrics);
   return response;
 }
@@ -244,6 +264,11 @@ Result<HttpResponse> RequestHandler::Dispatch(const HttpRequest& request, const 
           return FromFeed(std::move(feed), false);
         }
         if (method == "POST") {
+          if (IsQuery(request)) {
+            COSMOS_ASSIGN_OR_RETURN(auto query, QueryRequestOf(request, {}));
+            COSMOS_ASSIGN_OR_RETURN(auto page, account_.QueryDatabases(query));
+            return FromQuery(std::move(page), false);
+          }
           COSMOS_RETURN_IF_ERROR(RejectUnsupportedPost(request));
           COSMOS_ASSIGN_OR_RETURN(auto created, account_.CreateDatabase(request.body));
           return FromResource(std::move(created), 201, false);
@@ -268,6 +293,11 @@ Result<HttpResponse> RequestHandler::Dispatch(const HttpRequest& request, const 
           return FromFeed(std::move(feed), false);
         }
         if (method == "POST") {
+          if (IsQuery(request)) {
+            COSMOS_ASSIGN_OR_RETURN(auto query, QueryRequestOf(request, {}));
+            COSMOS_ASSIGN_OR_RETURN(auto page, account_.QueryContainers(NameAt(path, 0), query));
+            return FromQuery(std::move(page), false);
+          }
           COSMOS_RETURN_IF_ERROR(RejectUnsupportedPost(request));
           COSMOS_ASSIGN_OR_RETURN(auto created, account_.CreateContainer(NameAt(path, 0), request.body));
           return FromResource(std::move(created), 201, false);
@@ -398,18 +428,9 @@ Result<HttpResponse> RequestHandler::QueryItems(const HttpRequest& request, cons
   if (request.headers.IsTrue(headers::kIsQueryPlanRequest)) {
     return Status::BadRequest("Query plans are not supported by this cosmolite build yet.");
   }
-  COSMOS_ASSIGN_OR_RETURN(auto options, FeedOptionsOf(request));
-  engine::QueryRequest query;
-  query.container = ContainerOf(path);
-  query.body = request.body;
-  query.partition_key_header = request.headers.Get(headers::kPartitionKey);
-  query.enable_cross_partition = request.headers.IsTrue(headers::kEnableCrossPartition);
-  query.partition_key_range_id = request.headers.Get(headers::kPartitionKeyRangeId);
-  query.max_item_count = options.max_item_count;
-  query.continuation = options.continuation;
-  query.populate_query_metrics = request.headers.IsTrue(headers::kPopulateQueryMetrics);
+  COSMOS_ASSIGN_OR_RETURN(auto query, QueryRequestOf(request, ContainerOf(path)));
   COSMOS_ASSIGN_OR_RETURN(auto page, account_.QueryItems(query));
-  return FromQuery(std::move(page));
+  return FromQuery(std::move(page), true);
 }
 
 // One physical partition covers the whole key space ["", "FF") until the partitioning work
