@@ -1,8 +1,768 @@
-// Placeholder until the family lands: registers nothing yet.
+// String functions: CONCAT, CONTAINS, INDEX_OF, SUBSTRING, TRIM, REPLACE, RegexMatch...
+//
+// Strings are UTF-8 in a Value, but the service counts and indexes strings in UTF-16 code units
+// (it is a .NET/JavaScript heritage): LENGTH("😀") is 2 and SUBSTRING/LEFT/RIGHT/INDEX_OF work
+// on those units. Functions that only compare or search text work on the UTF-8 bytes directly,
+// which gives the same answers because UTF-8 is self-synchronizing.
+//
+// Arguments of the wrong kind make the result undefined; only an invalid regular expression
+// fails the query (ctx.error).
+#include <algorithm>
+#include <cmath>
+#include <list>
+#include <memory>
+#include <optional>
+#include <regex>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
 #include "query/functions/registry.h"
 
 namespace cosmos::query {
+namespace {
 
-void RegisterStringFunctions(FunctionRegistry& /*registry*/) {}
+// ---------------------------------------------------------------------------------------------
+// Work accounting: one unit per call plus one per 64 bytes of text touched.
+
+void Charge(FunctionContext& ctx, size_t text_bytes) { ctx.work += 1 + text_bytes / 64; }
+
+// ---------------------------------------------------------------------------------------------
+// UTF-8 / UTF-16 / code points
+
+constexpr char32_t kReplacementChar = 0xFFFD;
+
+// Decodes the code point at `pos` and advances past it; malformed bytes decode as U+FFFD.
+char32_t DecodeUtf8(std::string_view s, size_t& pos) {
+  auto byte = [&](size_t i) { return static_cast<unsigned char>(s[i]); };
+  unsigned char lead = byte(pos);
+  if (lead < 0x80) {
+    ++pos;
+    return lead;
+  }
+  size_t extra = lead >= 0xF0 ? 3 : lead >= 0xE0 ? 2 : lead >= 0xC0 ? 1 : 0;
+  bool valid = extra > 0 && lead <= 0xF4 && pos + extra < s.size();
+  char32_t cp = lead & (0x3F >> extra);
+  for (size_t k = 1; valid && k <= extra; ++k) {
+    valid = (byte(pos + k) & 0xC0) == 0x80;
+    cp = (cp << 6) | (byte(pos + k) & 0x3F);
+  }
+  static constexpr char32_t kMinForLength[] = {0, 0x80, 0x800, 0x10000};
+  if (!valid || cp < kMinForLength[extra] || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) {
+    ++pos;
+    return kReplacementChar;
+  }
+  pos += extra + 1;
+  return cp;
+}
+
+void AppendUtf8(std::string& out, char32_t cp) {
+  if (cp < 0x80) {
+    out += static_cast<char>(cp);
+  } else if (cp < 0x800) {
+    out += static_cast<char>(0xC0 | (cp >> 6));
+    out += static_cast<char>(0x80 | (cp & 0x3F));
+  } else if (cp < 0x10000) {
+    out += static_cast<char>(0xE0 | (cp >> 12));
+    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+    out += static_cast<char>(0x80 | (cp & 0x3F));
+  } else {
+    out += static_cast<char>(0xF0 | (cp >> 18));
+    out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
+    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+    out += static_cast<char>(0x80 | (cp & 0x3F));
+  }
+}
+
+std::u32string ToCodePoints(std::string_view s) {
+  std::u32string out;
+  out.reserve(s.size());
+  for (size_t pos = 0; pos < s.size();) out += DecodeUtf8(s, pos);
+  return out;
+}
+
+std::string FromCodePoints(std::u32string_view cps) {
+  std::string out;
+  out.reserve(cps.size());
+  for (char32_t cp : cps) AppendUtf8(out, cp);
+  return out;
+}
+
+std::u16string ToUtf16(std::string_view s) {
+  std::u16string out;
+  out.reserve(s.size());
+  for (size_t pos = 0; pos < s.size();) {
+    char32_t cp = DecodeUtf8(s, pos);
+    if (cp >= 0x10000) {
+      cp -= 0x10000;
+      out += static_cast<char16_t>(0xD800 + (cp >> 10));
+      out += static_cast<char16_t>(0xDC00 + (cp & 0x3FF));
+    } else {
+      out += static_cast<char16_t>(cp);
+    }
+  }
+  return out;
+}
+
+// A lone surrogate (a UTF-16 slice that cut a pair in two) has no UTF-8 form: it becomes U+FFFD.
+std::string FromUtf16(std::u16string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  for (size_t i = 0; i < s.size(); ++i) {
+    char32_t unit = s[i];
+    if (unit >= 0xD800 && unit <= 0xDBFF && i + 1 < s.size() && s[i + 1] >= 0xDC00 && s[i + 1] <= 0xDFFF) {
+      AppendUtf8(out, 0x10000 + ((unit - 0xD800) << 10) + (s[i + 1] - 0xDC00));
+      ++i;
+    } else if (unit >= 0xD800 && unit <= 0xDFFF) {
+      AppendUtf8(out, kReplacementChar);
+    } else {
+      AppendUtf8(out, unit);
+    }
+  }
+  return out;
+}
+
+size_t Utf16Length(std::string_view s) {
+  size_t units = 0;
+  for (size_t pos = 0; pos < s.size();) units += DecodeUtf8(s, pos) >= 0x10000 ? 2 : 1;
+  return units;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Case mapping: Unicode simple (one-to-one) mappings for Latin, Greek, Cyrillic, Armenian and
+// fullwidth letters, as the invariant culture does. Characters whose mapping is not one-to-one
+// (e.g. 'ß') are left alone.
+
+// Whether `c` lies in [first, last]; used for blocks where upper and lower case alternate.
+bool InPairRange(char32_t c, char32_t first, char32_t last) { return c >= first && c <= last; }
+
+char32_t SimpleLower(char32_t c) {
+  if (c < 0x80) return (c >= 'A' && c <= 'Z') ? c + 32 : c;
+  if ((c >= 0xC0 && c <= 0xDE && c != 0xD7)) return c + 32;
+  if (c == 0x130) return 'i';
+  if (c == 0x178) return 0xFF;
+  // Latin Extended-A: pairs with the upper case on the even code point...
+  if ((InPairRange(c, 0x100, 0x12F) || InPairRange(c, 0x132, 0x137) || InPairRange(c, 0x14A, 0x177)) &&
+      c % 2 == 0)
+    return c + 1;
+  // ...or on the odd one.
+  if ((InPairRange(c, 0x139, 0x148) || InPairRange(c, 0x179, 0x17E)) && c % 2 == 1) return c + 1;
+  if (c == 0x386) return 0x3AC;
+  if (c >= 0x388 && c <= 0x38A) return c + 37;
+  if (c == 0x38C) return 0x3CC;
+  if (c == 0x38E || c == 0x38F) return c + 63;
+  if (c >= 0x391 && c <= 0x3AB && c != 0x3A2) return c + 32;
+  if (c >= 0x400 && c <= 0x40F) return c + 80;
+  if (c >= 0x410 && c <= 0x42F) return c + 32;
+  if ((InPairRange(c, 0x460, 0x481) || InPairRange(c, 0x48A, 0x4BF) || InPairRange(c, 0x4D0, 0x52F)) &&
+      c % 2 == 0)
+    return c + 1;
+  if (c == 0x4C0) return 0x4CF;
+  if (InPairRange(c, 0x4C1, 0x4CE) && c % 2 == 1) return c + 1;
+  if (c >= 0x531 && c <= 0x556) return c + 48;
+  if ((InPairRange(c, 0x1E00, 0x1E95) || InPairRange(c, 0x1EA0, 0x1EFF)) && c % 2 == 0) return c + 1;
+  if (c >= 0xFF21 && c <= 0xFF3A) return c + 32;
+  return c;
+}
+
+char32_t SimpleUpper(char32_t c) {
+  if (c < 0x80) return (c >= 'a' && c <= 'z') ? c - 32 : c;
+  if ((c >= 0xE0 && c <= 0xFE && c != 0xF7)) return c - 32;
+  if (c == 0xFF) return 0x178;
+  if (c == 0x131) return 'I';
+  if (c == 0x17F) return 'S';
+  if ((InPairRange(c, 0x100, 0x12F) || InPairRange(c, 0x132, 0x137) || InPairRange(c, 0x14A, 0x177)) &&
+      c % 2 == 1)
+    return c - 1;
+  if ((InPairRange(c, 0x139, 0x148) || InPairRange(c, 0x179, 0x17E)) && c % 2 == 0) return c - 1;
+  if (c == 0x3AC) return 0x386;
+  if (c >= 0x3AD && c <= 0x3AF) return c - 37;
+  if (c == 0x3CC) return 0x38C;
+  if (c == 0x3CD || c == 0x3CE) return c - 63;
+  if (c == 0x3C2) return 0x3A3;  // final sigma
+  if (c >= 0x3B1 && c <= 0x3CB) return c - 32;
+  if (c >= 0x430 && c <= 0x44F) return c - 32;
+  if (c >= 0x450 && c <= 0x45F) return c - 80;
+  if ((InPairRange(c, 0x460, 0x481) || InPairRange(c, 0x48A, 0x4BF) || InPairRange(c, 0x4D0, 0x52F)) &&
+      c % 2 == 1)
+    return c - 1;
+  if (c == 0x4CF) return 0x4C0;
+  if (InPairRange(c, 0x4C1, 0x4CE) && c % 2 == 0) return c - 1;
+  if (c >= 0x561 && c <= 0x586) return c - 48;
+  if ((InPairRange(c, 0x1E00, 0x1E95) || InPairRange(c, 0x1EA0, 0x1EFF)) && c % 2 == 1) return c - 1;
+  if (c >= 0xFF41 && c <= 0xFF5A) return c - 32;
+  return c;
+}
+
+template <typename Mapping>
+std::string MapCodePoints(std::string_view s, Mapping map) {
+  std::string out;
+  out.reserve(s.size());
+  for (size_t pos = 0; pos < s.size();) AppendUtf8(out, map(DecodeUtf8(s, pos)));
+  return out;
+}
+
+std::string ToLower(std::string_view s) { return MapCodePoints(s, SimpleLower); }
+std::string ToUpper(std::string_view s) { return MapCodePoints(s, SimpleUpper); }
+
+// Case-insensitive comparisons fold to upper case, as ordinal-ignore-case comparison does.
+std::string FoldCase(std::string_view s) { return ToUpper(s); }
+
+// The characters .NET's Char.IsWhiteSpace accepts (Unicode White_Space).
+bool IsWhitespace(char32_t c) {
+  return (c >= 0x09 && c <= 0x0D) || c == 0x20 || c == 0x85 || c == 0xA0 || c == 0x1680 ||
+         (c >= 0x2000 && c <= 0x200A) || c == 0x2028 || c == 0x2029 || c == 0x202F || c == 0x205F ||
+         c == 0x3000;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Argument helpers
+
+bool AllStrings(std::span<const Value> args) {
+  return std::all_of(args.begin(), args.end(), [](const Value& v) { return v.is_string(); });
+}
+
+size_t TotalBytes(std::span<const Value> args) {
+  size_t bytes = 0;
+  for (const Value& v : args)
+    if (v.is_string()) bytes += v.string().size();
+  return bytes;
+}
+
+// The optional trailing "ignore case" argument: absent means false; present must be a boolean.
+std::optional<bool> IgnoreCaseArg(std::span<const Value> args, size_t index) {
+  if (args.size() <= index) return false;
+  if (!args[index].is_boolean()) return std::nullopt;
+  return args[index].boolean();
+}
+
+// A numeric position or count, truncated toward zero; nullopt for non-numbers and non-finite.
+std::optional<double> WholeNumberArg(const Value& v) {
+  if (!v.is_number()) return std::nullopt;
+  double d = v.number();
+  if (!std::isfinite(d)) return std::nullopt;
+  return std::trunc(d);
+}
+
+// Clamps a whole number into [0, size].
+size_t ClampToSize(double d, size_t size) {
+  if (d <= 0) return 0;
+  if (d >= static_cast<double>(size)) return size;
+  return static_cast<size_t>(d);
+}
+
+Value NumberFromIndex(size_t index) {
+  return Value::Number(index == std::string::npos ? -1.0 : static_cast<double>(index));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Concatenation, containment, equality
+
+Value Concat(std::span<const Value> args, FunctionContext& ctx) {
+  Charge(ctx, TotalBytes(args));
+  if (!AllStrings(args)) return Value();
+  std::string out;
+  for (const Value& v : args) out += v.string();
+  return Value::String(std::move(out));
+}
+
+enum class Match { kContains, kStartsWith, kEndsWith };
+
+bool Matches(std::string_view text, std::string_view part, Match how) {
+  switch (how) {
+    case Match::kContains: return text.find(part) != std::string_view::npos;
+    case Match::kStartsWith: return text.starts_with(part);
+    case Match::kEndsWith: return text.ends_with(part);
+  }
+  return false;
+}
+
+Value MatchWithCase(std::span<const Value> args, FunctionContext& ctx, Match how) {
+  Charge(ctx, TotalBytes(args));
+  std::optional<bool> ignore_case = IgnoreCaseArg(args, 2);
+  if (!args[0].is_string() || !args[1].is_string() || !ignore_case) return Value();
+  if (*ignore_case) return Value::Boolean(Matches(FoldCase(args[0].string()), FoldCase(args[1].string()), how));
+  return Value::Boolean(Matches(args[0].string(), args[1].string(), how));
+}
+
+Value Contains(std::span<const Value> args, FunctionContext& ctx) {
+  return MatchWithCase(args, ctx, Match::kContains);
+}
+Value StartsWith(std::span<const Value> args, FunctionContext& ctx) {
+  return MatchWithCase(args, ctx, Match::kStartsWith);
+}
+Value EndsWith(std::span<const Value> args, FunctionContext& ctx) {
+  return MatchWithCase(args, ctx, Match::kEndsWith);
+}
+
+// CONTAINS_ANY_* / CONTAINS_ALL_*: the OR / AND of CONTAINS(text, each needle), with the
+// language's three-valued logic (a non-string needle contributes undefined).
+Value ContainsMany(std::span<const Value> args, FunctionContext& ctx, bool ignore_case, bool all) {
+  Charge(ctx, TotalBytes(args));
+  bool saw_undefined = false;
+  std::string text = args[0].is_string() ? (ignore_case ? FoldCase(args[0].string()) : args[0].string()) : "";
+  for (size_t i = 1; i < args.size(); ++i) {
+    if (!args[0].is_string() || !args[i].is_string()) {
+      saw_undefined = true;
+      continue;
+    }
+    bool found = text.find(ignore_case ? FoldCase(args[i].string()) : args[i].string()) != std::string::npos;
+    if (all && !found) return Value::Boolean(false);
+    if (!all && found) return Value::Boolean(true);
+  }
+  if (saw_undefined) return Value();
+  return Value::Boolean(all);
+}
+
+Value ContainsAnyCi(std::span<const Value> args, FunctionContext& ctx) {
+  return ContainsMany(args, ctx, /*ignore_case=*/true, /*all=*/false);
+}
+Value ContainsAnyCs(std::span<const Value> args, FunctionContext& ctx) {
+  return ContainsMany(args, ctx, /*ignore_case=*/false, /*all=*/false);
+}
+Value ContainsAllCi(std::span<const Value> args, FunctionContext& ctx) {
+  return ContainsMany(args, ctx, /*ignore_case=*/true, /*all=*/true);
+}
+Value ContainsAllCs(std::span<const Value> args, FunctionContext& ctx) {
+  return ContainsMany(args, ctx, /*ignore_case=*/false, /*all=*/true);
+}
+
+Value StringEquals(std::span<const Value> args, FunctionContext& ctx) {
+  Charge(ctx, TotalBytes(args));
+  std::optional<bool> ignore_case = IgnoreCaseArg(args, 2);
+  if (!args[0].is_string() || !args[1].is_string() || !ignore_case) return Value();
+  if (*ignore_case) return Value::Boolean(FoldCase(args[0].string()) == FoldCase(args[1].string()));
+  return Value::Boolean(args[0].string() == args[1].string());
+}
+
+// ---------------------------------------------------------------------------------------------
+// Positions and slices (UTF-16 code units)
+
+Value Length(std::span<const Value> args, FunctionContext& ctx) {
+  Charge(ctx, TotalBytes(args));
+  if (!args[0].is_string()) return Value();
+  return Value::Number(static_cast<double>(Utf16Length(args[0].string())));
+}
+
+Value IndexOf(std::span<const Value> args, FunctionContext& ctx) {
+  Charge(ctx, TotalBytes(args));
+  if (!args[0].is_string() || !args[1].is_string()) return Value();
+  std::u16string text = ToUtf16(args[0].string());
+  std::u16string part = ToUtf16(args[1].string());
+  size_t start = 0;
+  if (args.size() > 2) {
+    std::optional<double> from = WholeNumberArg(args[2]);
+    if (!from) return Value();
+    if (*from > static_cast<double>(text.size())) return Value::Number(-1);
+    start = ClampToSize(*from, text.size());  // a negative start searches from the beginning
+  }
+  return NumberFromIndex(text.find(part, start));
+}
+
+// LASTINDEXOF(text, part [, start]): the last match lying entirely within text[0..start].
+Value LastIndexOf(std::span<const Value> args, FunctionContext& ctx) {
+  Charge(ctx, TotalBytes(args));
+  if (!args[0].is_string() || !args[1].is_string()) return Value();
+  std::u16string text = ToUtf16(args[0].string());
+  std::u16string part = ToUtf16(args[1].string());
+  if (args.size() < 3) return NumberFromIndex(text.rfind(part));
+  std::optional<double> from = WholeNumberArg(args[2]);
+  if (!from) return Value();
+  if (*from < 0) return Value::Number(-1);
+  double last_start = std::min(*from, static_cast<double>(text.size()) - 1) - static_cast<double>(part.size()) + 1;
+  if (last_start < 0) return Value::Number(-1);
+  return NumberFromIndex(text.rfind(part, static_cast<size_t>(last_start)));
+}
+
+Value Substring(std::span<const Value> args, FunctionContext& ctx) {
+  Charge(ctx, TotalBytes(args));
+  std::optional<double> start = WholeNumberArg(args[1]);
+  std::optional<double> length = WholeNumberArg(args[2]);
+  if (!args[0].is_string() || !start || !length) return Value();
+  std::u16string text = ToUtf16(args[0].string());
+  size_t begin = ClampToSize(*start, text.size());
+  size_t count = ClampToSize(*length, text.size() - begin);
+  return Value::String(FromUtf16(std::u16string_view(text).substr(begin, count)));
+}
+
+Value Left(std::span<const Value> args, FunctionContext& ctx) {
+  Charge(ctx, TotalBytes(args));
+  std::optional<double> count = WholeNumberArg(args[1]);
+  if (!args[0].is_string() || !count) return Value();
+  std::u16string text = ToUtf16(args[0].string());
+  return Value::String(FromUtf16(std::u16string_view(text).substr(0, ClampToSize(*count, text.size()))));
+}
+
+Value Right(std::span<const Value> args, FunctionContext& ctx) {
+  Charge(ctx, TotalBytes(args));
+  std::optional<double> count = WholeNumberArg(args[1]);
+  if (!args[0].is_string() || !count) return Value();
+  std::u16string text = ToUtf16(args[0].string());
+  size_t keep = ClampToSize(*count, text.size());
+  return Value::String(FromUtf16(std::u16string_view(text).substr(text.size() - keep)));
+}
+
+// Reverses characters, keeping each surrogate pair (one astral character) in order.
+Value Reverse(std::span<const Value> args, FunctionContext& ctx) {
+  Charge(ctx, TotalBytes(args));
+  if (!args[0].is_string()) return Value();
+  std::u32string cps = ToCodePoints(args[0].string());
+  std::reverse(cps.begin(), cps.end());
+  return Value::String(FromCodePoints(cps));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Case and trimming
+
+Value Lower(std::span<const Value> args, FunctionContext& ctx) {
+  Charge(ctx, TotalBytes(args));
+  if (!args[0].is_string()) return Value();
+  return Value::String(ToLower(args[0].string()));
+}
+
+Value Upper(std::span<const Value> args, FunctionContext& ctx) {
+  Charge(ctx, TotalBytes(args));
+  if (!args[0].is_string()) return Value();
+  return Value::String(ToUpper(args[0].string()));
+}
+
+// LTRIM/RTRIM/TRIM(text [, chars]): without `chars`, trims whitespace; with it, trims any of
+// the characters it contains (a set, not a prefix: TRIM("-_-x-_-", "-_") is "x").
+Value TrimSides(std::span<const Value> args, FunctionContext& ctx, bool left, bool right) {
+  Charge(ctx, TotalBytes(args));
+  if (!args[0].is_string() || (args.size() > 1 && !args[1].is_string())) return Value();
+  std::u32string trim_set = args.size() > 1 ? ToCodePoints(args[1].string()) : std::u32string();
+  auto trimmed = [&](char32_t c) {
+    return args.size() > 1 ? trim_set.find(c) != std::u32string::npos : IsWhitespace(c);
+  };
+  std::u32string cps = ToCodePoints(args[0].string());
+  size_t begin = 0, end = cps.size();
+  if (left)
+    while (begin < end && trimmed(cps[begin])) ++begin;
+  if (right)
+    while (end > begin && trimmed(cps[end - 1])) --end;
+  return Value::String(FromCodePoints(std::u32string_view(cps).substr(begin, end - begin)));
+}
+
+Value LTrim(std::span<const Value> args, FunctionContext& ctx) { return TrimSides(args, ctx, true, false); }
+Value RTrim(std::span<const Value> args, FunctionContext& ctx) { return TrimSides(args, ctx, false, true); }
+Value Trim(std::span<const Value> args, FunctionContext& ctx) { return TrimSides(args, ctx, true, true); }
+
+// ---------------------------------------------------------------------------------------------
+// Building strings
+
+Value Replace(std::span<const Value> args, FunctionContext& ctx) {
+  Charge(ctx, TotalBytes(args));
+  if (!AllStrings(args)) return Value();
+  const std::string& text = args[0].string();
+  const std::string& from = args[1].string();
+  const std::string& to = args[2].string();
+  if (from.empty()) return args[0];  // nothing to find
+  std::string out;
+  size_t pos = 0;
+  for (size_t hit; (hit = text.find(from, pos)) != std::string::npos; pos = hit + from.size()) {
+    out.append(text, pos, hit - pos);
+    out += to;
+  }
+  out.append(text, pos, std::string::npos);
+  return Value::String(std::move(out));
+}
+
+// The documented cap on REPLICATE's result, in characters.
+constexpr double kMaxReplicateLength = 10000;
+
+Value Replicate(std::span<const Value> args, FunctionContext& ctx) {
+  Charge(ctx, TotalBytes(args));
+  std::optional<double> times = WholeNumberArg(args[1]);
+  if (!args[0].is_string() || !times || *times < 0) return Value();
+  const std::string& unit = args[0].string();
+  if (static_cast<double>(Utf16Length(unit)) * *times > kMaxReplicateLength) return Value();
+  std::string out;
+  out.reserve(unit.size() * static_cast<size_t>(*times));
+  for (size_t i = 0; i < static_cast<size_t>(*times); ++i) out += unit;
+  ctx.work += out.size() / 64;
+  return Value::String(std::move(out));
+}
+
+Value StringJoin(std::span<const Value> args, FunctionContext& ctx) {
+  Charge(ctx, TotalBytes(args));
+  if (!args[0].is_array() || !args[1].is_string()) return Value();
+  std::string out;
+  for (size_t i = 0; i < args[0].size(); ++i) {
+    Value item = args[0].At(i);
+    if (!item.is_string()) return Value();  // only strings can be joined
+    if (i > 0) out += args[1].string();
+    out += item.string();
+  }
+  ctx.work += out.size() / 64;
+  return Value::String(std::move(out));
+}
+
+Value StringSplit(std::span<const Value> args, FunctionContext& ctx) {
+  Charge(ctx, TotalBytes(args));
+  if (!AllStrings(args)) return Value();
+  const std::string& text = args[0].string();
+  const std::string& separator = args[1].string();
+  Json parts = Json::array();
+  if (separator.empty()) {
+    parts.push_back(text);  // nothing to split on: the whole string
+  } else {
+    size_t pos = 0;
+    for (size_t hit; (hit = text.find(separator, pos)) != std::string::npos; pos = hit + separator.size())
+      parts.push_back(text.substr(pos, hit - pos));
+    parts.push_back(text.substr(pos));
+  }
+  return Value::FromJson(std::move(parts));
+}
+
+// SUBSTRINGBEFORE / SUBSTRINGAFTER and their LAST* forms split at the first or last occurrence
+// of the delimiter. When the delimiter does not occur, the result is "" (XPath's
+// substring-before/after, which these functions are named after).
+Value SplitAtDelimiter(std::span<const Value> args, FunctionContext& ctx, bool last, bool after) {
+  Charge(ctx, TotalBytes(args));
+  if (!AllStrings(args)) return Value();
+  const std::string& text = args[0].string();
+  const std::string& delimiter = args[1].string();
+  size_t hit = last ? text.rfind(delimiter) : text.find(delimiter);
+  if (hit == std::string::npos) return Value::String("");
+  return Value::String(after ? text.substr(hit + delimiter.size()) : text.substr(0, hit));
+}
+
+Value SubstringBefore(std::span<const Value> args, FunctionContext& ctx) {
+  return SplitAtDelimiter(args, ctx, false, false);
+}
+Value SubstringAfter(std::span<const Value> args, FunctionContext& ctx) {
+  return SplitAtDelimiter(args, ctx, false, true);
+}
+Value LastSubstringBefore(std::span<const Value> args, FunctionContext& ctx) {
+  return SplitAtDelimiter(args, ctx, true, false);
+}
+Value LastSubstringAfter(std::span<const Value> args, FunctionContext& ctx) {
+  return SplitAtDelimiter(args, ctx, true, true);
+}
+
+// ---------------------------------------------------------------------------------------------
+// RegexMatch
+//
+// The service uses PCRE. We use std::wregex (ECMAScript grammar) over code points, after
+// rewriting the pattern for the documented modifiers that ECMAScript lacks:
+//   x  whitespace and #-comments outside character classes are dropped;
+//   s  '.' outside character classes becomes [\s\S] (matches newlines too);
+//   m  ^ and $ match at line breaks (std::regex::multiline);
+//   i  case-insensitive.
+// A few PCRE-only spellings are mapped to ECMAScript: \A, \z, \Z, (?<name>...), (?P<name>...),
+// and leading inline flags such as (?i). Lookbehind is not available and fails as invalid.
+
+struct RegexOptions {
+  bool ignore_case = false;
+  bool multiline = false;
+  bool dot_all = false;
+  bool extended = false;
+};
+
+// Reads leading inline flag groups like "(?i)" or "(?sm)" into `options`; returns where the
+// rest of the pattern starts.
+size_t ReadInlineFlags(std::u32string_view pattern, RegexOptions& options) {
+  size_t pos = 0;
+  while (pattern.substr(pos).starts_with(U"(?")) {
+    size_t close = pattern.find(U')', pos);
+    if (close == std::u32string_view::npos) break;
+    std::u32string_view flags = pattern.substr(pos + 2, close - pos - 2);
+    if (flags.empty() || flags.find_first_not_of(U"imsx") != std::u32string_view::npos) break;
+    for (char32_t f : flags) {
+      if (f == 'i') options.ignore_case = true;
+      if (f == 'm') options.multiline = true;
+      if (f == 's') options.dot_all = true;
+      if (f == 'x') options.extended = true;
+    }
+    pos = close + 1;
+  }
+  return pos;
+}
+
+// Rewrites a PCRE pattern into the ECMAScript dialect; sets `has_backreference` when the
+// pattern refers back to a group (which rules out the linear-time matcher).
+std::wstring RewritePattern(std::u32string_view pattern, const RegexOptions& options, bool& has_backreference) {
+  std::wstring out;
+  bool in_class = false;
+  for (size_t i = 0; i < pattern.size(); ++i) {
+    char32_t c = pattern[i];
+    if (c == '\\' && i + 1 < pattern.size()) {
+      char32_t next = pattern[++i];
+      if (!in_class && next == 'A') {
+        out += L'^';
+      } else if (!in_class && (next == 'z' || next == 'Z')) {
+        out += L'$';
+      } else if (options.extended && (next == ' ' || next == '#')) {
+        out += static_cast<wchar_t>(next);  // an escaped space or '#' is literal under x
+      } else {
+        if ((next >= '1' && next <= '9') || next == 'k') has_backreference = true;
+        out += L'\\';
+        out += static_cast<wchar_t>(next);
+      }
+      continue;
+    }
+    if (in_class) {
+      if (c == ']') in_class = false;
+      out += static_cast<wchar_t>(c);
+      continue;
+    }
+    if (c == '[') {
+      in_class = true;
+      out += L'[';
+      if (i + 1 < pattern.size() && pattern[i + 1] == '^') out += static_cast<wchar_t>(pattern[++i]);
+      if (i + 1 < pattern.size() && pattern[i + 1] == ']') out += static_cast<wchar_t>(pattern[++i]);  // literal ]
+      continue;
+    }
+    if (options.extended && IsWhitespace(c)) continue;
+    if (options.extended && c == '#') {
+      while (i + 1 < pattern.size() && pattern[i + 1] != '\n') ++i;
+      continue;
+    }
+    if (options.dot_all && c == '.') {
+      out += L"[\\s\\S]";
+      continue;
+    }
+    // Named groups become plain capturing groups.
+    std::u32string_view rest = pattern.substr(i);
+    bool named_group = rest.starts_with(U"(?P<") ||
+                       (rest.starts_with(U"(?<") && rest.size() > 3 && rest[3] != '=' && rest[3] != '!');
+    if (named_group) {
+      size_t close = pattern.find(U'>', i);
+      if (close != std::u32string_view::npos) {
+        out += L'(';
+        i = close;
+        continue;
+      }
+    }
+    out += static_cast<wchar_t>(c);
+  }
+  return out;
+}
+
+// Compiling a std::regex is expensive and queries apply the same pattern to every row, so each
+// thread keeps the most recently used patterns.
+class RegexCache {
+ public:
+  std::shared_ptr<const std::wregex> Find(const std::string& key) {
+    auto it = entries_.find(key);
+    if (it == entries_.end()) return nullptr;
+    order_.splice(order_.begin(), order_, it->second.second);
+    return it->second.first;
+  }
+  void Put(const std::string& key, std::shared_ptr<const std::wregex> regex) {
+    if (entries_.size() >= kCapacity) {
+      entries_.erase(order_.back());
+      order_.pop_back();
+    }
+    order_.push_front(key);
+    entries_[key] = {std::move(regex), order_.begin()};
+  }
+
+ private:
+  static constexpr size_t kCapacity = 64;
+  std::list<std::string> order_;
+  std::unordered_map<std::string, std::pair<std::shared_ptr<const std::wregex>, std::list<std::string>::iterator>>
+      entries_;
+};
+
+// Returns the compiled pattern, or sets ctx.error and returns null when it is invalid.
+std::shared_ptr<const std::wregex> CompileRegex(const std::string& pattern, const std::string& modifiers,
+                                                FunctionContext& ctx) {
+  thread_local RegexCache cache;
+  std::string key = modifiers + '\0' + pattern;
+  if (auto hit = cache.Find(key)) return hit;
+
+  RegexOptions options;
+  for (char m : modifiers) {
+    switch (m) {
+      case 'i': options.ignore_case = true; break;
+      case 'm': options.multiline = true; break;
+      case 's': options.dot_all = true; break;
+      case 'x': options.extended = true; break;
+      default:
+        ctx.error = Status::BadRequest("Invalid regular expression modifier '" + std::string(1, m) +
+                                       "' in RegexMatch: the supported modifiers are m, s, i and x.");
+        return nullptr;
+    }
+  }
+  std::u32string source = ToCodePoints(pattern);
+  size_t body = ReadInlineFlags(source, options);
+  bool has_backreference = false;
+  std::wstring rewritten = RewritePattern(std::u32string_view(source).substr(body), options, has_backreference);
+
+  auto flags = std::regex_constants::ECMAScript;
+  if (options.ignore_case) flags |= std::regex_constants::icase;
+  if (options.multiline) flags |= std::regex_constants::multiline;
+  // libstdc++'s default matcher backtracks recursively and can exhaust the stack on long
+  // documents; its breadth-first matcher runs in bounded stack but cannot do back-references.
+  if (!has_backreference) flags |= std::regex_constants::__polynomial;
+  try {
+    auto compiled = std::make_shared<const std::wregex>(rewritten, flags);
+    cache.Put(key, compiled);
+    return compiled;
+  } catch (const std::regex_error& e) {
+    ctx.error = Status::BadRequest("Invalid regular expression '" + pattern + "' in RegexMatch: " + e.what());
+    return nullptr;
+  }
+}
+
+Value RegexMatch(std::span<const Value> args, FunctionContext& ctx) {
+  // Regular expressions cost more than plain scans.
+  ctx.work += 4 * (TotalBytes(args) / 64) + 4;
+  if (!AllStrings(args)) return Value();
+  std::string modifiers = args.size() > 2 ? args[2].string() : std::string();
+  std::shared_ptr<const std::wregex> compiled = CompileRegex(args[1].string(), modifiers, ctx);
+  if (!compiled) return Value();
+  std::u32string text = ToCodePoints(args[0].string());
+  std::wstring wide(text.begin(), text.end());
+  try {
+    return Value::Boolean(std::regex_search(wide, *compiled));
+  } catch (const std::regex_error& e) {
+    // std::regex gives up on pathological inputs (error_complexity / error_stack).
+    ctx.error = Status::BadRequest(std::string("RegexMatch could not evaluate the expression: ") + e.what());
+    return Value();
+  }
+}
+
+void Register(FunctionRegistry& registry, const char* name, int min_args, int max_args, ScalarFunction fn) {
+  registry.Add({.name = name, .min_args = min_args, .max_args = max_args, .scalar = fn});
+}
+
+}  // namespace
+
+void RegisterStringFunctions(FunctionRegistry& registry) {
+  Register(registry, "CONCAT", 2, -1, Concat);
+  Register(registry, "CONTAINS", 2, 3, Contains);
+  Register(registry, "CONTAINS_ALL_CI", 2, -1, ContainsAllCi);
+  Register(registry, "CONTAINS_ALL_CS", 2, -1, ContainsAllCs);
+  Register(registry, "CONTAINS_ANY_CI", 2, -1, ContainsAnyCi);
+  Register(registry, "CONTAINS_ANY_CS", 2, -1, ContainsAnyCs);
+  Register(registry, "ENDSWITH", 2, 3, EndsWith);
+  Register(registry, "INDEX_OF", 2, 3, IndexOf);
+  Register(registry, "LASTINDEXOF", 2, 3, LastIndexOf);
+  Register(registry, "LASTSUBSTRINGAFTER", 2, 2, LastSubstringAfter);
+  Register(registry, "LASTSUBSTRINGBEFORE", 2, 2, LastSubstringBefore);
+  Register(registry, "LEFT", 2, 2, Left);
+  Register(registry, "LENGTH", 1, 1, Length);
+  Register(registry, "LOWER", 1, 1, Lower);
+  Register(registry, "LTRIM", 1, 2, LTrim);
+  Register(registry, "RegexMatch", 2, 3, RegexMatch);
+  Register(registry, "REPLACE", 3, 3, Replace);
+  Register(registry, "REPLICATE", 2, 2, Replicate);
+  Register(registry, "REVERSE", 1, 1, Reverse);
+  Register(registry, "RIGHT", 2, 2, Right);
+  Register(registry, "RTRIM", 1, 2, RTrim);
+  Register(registry, "STARTSWITH", 2, 3, StartsWith);
+  Register(registry, "StringEquals", 2, 3, StringEquals);
+  Register(registry, "StringJoin", 2, 2, StringJoin);
+  Register(registry, "StringSplit", 2, 2, StringSplit);
+  Register(registry, "SUBSTRING", 3, 3, Substring);
+  Register(registry, "SUBSTRINGAFTER", 2, 2, SubstringAfter);
+  Register(registry, "SUBSTRINGBEFORE", 2, 2, SubstringBefore);
+  Register(registry, "TRIM", 1, 2, Trim);
+  Register(registry, "UPPER", 1, 1, Upper);
+}
 
 }  // namespace cosmos::query
