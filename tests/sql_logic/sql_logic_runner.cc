@@ -69,10 +69,16 @@ void Normalize(nlohmann::json& value) {
   }
 }
 
+// Removes the system properties of a top-level object, and of any nested object that is a whole
+// stored document (it has both _rid and _self), e.g. `c` in SELECT * FROM c JOIN t IN c.tags.
 template <typename JsonType>
-void StripSystemProperties(JsonType& row) {
-  if (!row.is_object()) return;
-  for (const char* name : kSystemProperties) row.erase(name);
+void StripSystemProperties(JsonType& row, bool top_level = true) {
+  if (row.is_object() && (top_level || (row.contains("_rid") && row.contains("_self")))) {
+    for (const char* name : kSystemProperties) row.erase(name);
+  }
+  if (row.is_structured()) {
+    for (auto& element : row) StripSystemProperties(element, false);
+  }
 }
 
 // The row as it is displayed and rewritten: compact, in the engine's property order.

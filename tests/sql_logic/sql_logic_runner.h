@@ -33,8 +33,9 @@ FileOutcome RunTestFile(const TestFile& file);
 std::string ApplyRewrites(const std::string& text, const std::vector<Rewrite>& rewrites);
 
 // The form rows are compared in: numbers that hold an integer become integers, objects forget
-// their property order, and the system properties (_rid, _self, _etag, _attachments, _ts) of a
-// top-level object are removed. Returns the canonical JSON text.
+// their property order, and the system properties (_rid, _self, _etag, _attachments, _ts) are
+// removed from a top-level object and from any nested whole document (an object with both _rid
+// and _self). Returns the canonical JSON text.
 std::string CanonicalRow(const std::string& json);
 
 }  // namespace cosmos_sql_test
