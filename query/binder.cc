@@ -95,6 +95,10 @@ class Binder {
     if (!q.group_by.empty()) {
       info.is_grouped_query = true;
       if (q.select_star) return QueryError("SC2041", "'SELECT *' is not allowed with GROUP BY.", StarSpan(q));
+      if (!q.order_by.empty()) {
+        // Documented: "You can't use GROUP BY with an ORDER BY clause."
+        return QueryError("SC2104", "'ORDER BY' is not supported in presence of GROUP BY.", q.order_by[0].expr->span);
+      }
       for (auto& item : q.items) COSMOS_RETURN_IF_ERROR(CheckGrouped(*item.expr, q));
     }
     if (!q.select_value) info.output_names = OutputNames(q);
