@@ -44,8 +44,9 @@ class Binder {
   Binder(std::string_view text, std::unordered_map<const SelectQuery*, SelectInfo>& infos)
       : text_(text), infos_(infos) {}
 
-  // `scope` holds the aliases of enclosing queries, by slot.
-  Status BindSelect(SelectQuery& q, std::vector<std::string>& scope, bool top_level) {
+  // `scope` holds the aliases of enclosing queries, by slot. `container_rooted`: the first FROM
+  // source reads the container (the top-level query, and a subquery that is its first source).
+  Status BindSelect(SelectQuery& q, std::vector<std::string>& scope, bool top_level, bool container_rooted) {
     SelectInfo info;
     size_t outer_size = scope.size();
     if (top_level) scope.push_back("");  // slot 0: the document itself, not nameable
@@ -54,7 +55,12 @@ class Binder {
     for (size_t i = 0; i < q.from.size(); ++i) {
       FromSource& source = q.from[i];
       Expr& collection = *source.collection;
-      if (i == 0 && top_level && collection.kind != ExprKind::kScalarSubquery) {
+      if (i == 0 && container_rooted && collection.kind == ExprKind::kScalarSubquery) {
+        // FROM (SELECT ... FROM c) x: the subquery runs over the whole container.
+        info.container_subquery = true;
+        COSMOS_RETURN_IF_ERROR(
+            BindSelect(const_cast<SelectQuery&>(*collection.subquery), scope, /*top_level=*/false, /*container_rooted=*/true));
+      } else if (i == 0 && container_rooted) {
         // The first source is rooted at the container, whatever name the query gives it.
         Expr* root = &collection;
         while (root->kind == ExprKind::kProperty || root->kind == ExprKind::kIndex) {
@@ -67,6 +73,12 @@ class Binder {
         root->slot = 0;
       } else {
         COSMOS_RETURN_IF_ERROR(BindExpr(collection, scope, Clause::kOther, nullptr));
+      }
+      for (size_t j = 0; j < i; ++j) {
+        if (!source.alias.empty() && q.from[j].alias == source.alias) {
+          return QueryError("SC2002", "The input set name or alias '" + source.alias +
+                                          "' is specified more than once in the FROM clause.", source.span);
+        }
       }
       scope.push_back(source.alias);
     }
@@ -99,6 +111,10 @@ class Binder {
         // Documented: "You can't use GROUP BY with an ORDER BY clause."
         return QueryError("SC2104", "'ORDER BY' is not supported in presence of GROUP BY.", q.order_by[0].expr->span);
       }
+      for (auto& item : q.items) COSMOS_RETURN_IF_ERROR(CheckGrouped(*item.expr, q));
+    }
+    if (info.is_aggregate() && q.group_by.empty()) {
+      // Without GROUP BY an aggregate makes one group of everything: plain properties have no value.
       for (auto& item : q.items) COSMOS_RETURN_IF_ERROR(CheckGrouped(*item.expr, q));
     }
     if (!q.select_value) info.output_names = OutputNames(q);
@@ -158,7 +174,7 @@ class Binder {
                             "Cannot perform an aggregate function on an expression containing an aggregate or a subquery.",
                             outer_aggregate_span_);
         }
-        return BindSelect(const_cast<SelectQuery&>(*e.subquery), scope, /*top_level=*/false);
+        return BindSelect(const_cast<SelectQuery&>(*e.subquery), scope, /*top_level=*/false, /*container_rooted=*/false);
       }
       default: break;
     }
@@ -267,9 +283,10 @@ Result<BoundQuery> Bind(std::shared_ptr<const SelectQuery> parsed, std::string_v
   auto& query = const_cast<SelectQuery&>(*parsed);
   Binder binder(text, bound.infos_);
   std::vector<std::string> scope;
-  COSMOS_RETURN_IF_ERROR(binder.BindSelect(query, scope, /*top_level=*/true));
+  COSMOS_RETURN_IF_ERROR(binder.BindSelect(query, scope, /*top_level=*/true, /*container_rooted=*/true));
   const SelectInfo& info = bound.infos_.at(&query);
-  bound.streaming_ = query.order_by.empty() && !info.is_grouped() && !info.is_aggregate() && !query.distinct;
+  bound.streaming_ = query.order_by.empty() && !info.is_grouped() && !info.is_aggregate() && !query.distinct &&
+                     !info.container_subquery;
   bound.root_ = std::move(parsed);
   return bound;
 }

@@ -37,6 +37,9 @@ struct SelectInfo {
   bool is_aggregate() const { return !aggregates.empty(); }
   bool is_grouped() const { return is_grouped_query; }
   bool is_grouped_query = false;
+  // FROM (SELECT ... FROM c) x at the top: the subquery is evaluated over the whole container
+  // and its rows are the input of this select.
+  bool container_subquery = false;
 };
 
 class BoundQuery {
@@ -46,7 +49,7 @@ class BoundQuery {
   const SelectInfo& info(const SelectQuery& query) const { return infos_.at(&query); }
 
   // True when rows can be produced one document at a time, in storage order, and a page can stop
-  // early: no ORDER BY, GROUP BY, aggregate or DISTINCT at the top level.
+  // early: no ORDER BY, GROUP BY, aggregate, DISTINCT or container subquery at the top level.
   bool is_streaming() const { return streaming_; }
 
  private:

@@ -39,6 +39,8 @@ Value EvaluateBinary(const Expr& e, const Row& row, EvalContext& ctx) {
   switch (op) {
     case BinaryOp::kEq: return FromOptionalBool(Equals(a, b));
     case BinaryOp::kNotEq: {
+      // Documented: != between two objects or two arrays is undefined, although = compares them.
+      if ((a.is_array() && b.is_array()) || (a.is_object() && b.is_object())) return Value();
       auto eq = Equals(a, b);
       return eq ? Value::Boolean(!*eq) : Value();
     }

@@ -76,16 +76,19 @@ Result<QueryPage> StreamingPage(const BoundQuery& query, EvalContext& ctx, const
   return page;
 }
 
-Result<QueryPage> MaterializedPage(const BoundQuery& query, EvalContext& ctx, const OpenSource& open_source,
-                                   const PageRequest& request, const Json& token, uint64_t offset, uint64_t end) {
-  const SelectQuery& q = query.root();
-  uint64_t skip = token.is_object() ? token["s"].get<uint64_t>() : 0;
-  // Rows past the end of this page (plus one to know whether more follow) can be dropped early.
-  uint64_t keep = std::min(end, offset + skip + request.max_items + 1);
+// Evaluates `q` over the whole container (TOP/OFFSET/LIMIT applied). A container subquery in
+// FROM is evaluated first, and its rows become this select's input.
+Status EvaluateOverContainer(const SelectQuery& q, EvalContext& ctx, const OpenSource& open_source,
+                             std::optional<uint64_t> keep, std::vector<Value>& out) {
   SelectRunner runner(q, ctx, keep);
+  std::vector<Value> streamed;
   if (q.from.empty()) {
     Row row;
-    COSMOS_RETURN_IF_ERROR(runner.Consume(row, nullptr));
+    COSMOS_RETURN_IF_ERROR(runner.Consume(row, &streamed));
+  } else if (ctx.query->info(q).container_subquery) {
+    std::vector<Value> inner;
+    COSMOS_RETURN_IF_ERROR(EvaluateOverContainer(*q.from[0].collection->subquery, ctx, open_source, std::nullopt, inner));
+    for (const Value& v : inner) COSMOS_RETURN_IF_ERROR(runner.ConsumeFirstSource(v, &streamed));
   } else {
     COSMOS_ASSIGN_OR_RETURN(auto source, open_source(nullptr));
     SourceDocument doc;
@@ -96,11 +99,19 @@ Result<QueryPage> MaterializedPage(const BoundQuery& query, EvalContext& ctx, co
       ctx.stats.document_bytes += doc.bytes;
       Row row(1);
       row[0] = Value::View(doc.json, *doc.json);
-      COSMOS_RETURN_IF_ERROR(runner.Consume(row, nullptr));
+      COSMOS_RETURN_IF_ERROR(runner.Consume(row, &streamed));
     }
   }
+  return runner.Finish(streamed, out);
+}
+
+Result<QueryPage> MaterializedPage(const BoundQuery& query, EvalContext& ctx, const OpenSource& open_source,
+                                   const PageRequest& request, const Json& token, uint64_t offset, uint64_t end) {
+  uint64_t skip = token.is_object() ? token["s"].get<uint64_t>() : 0;
+  // Rows past the end of this page (plus one to know whether more follow) can be dropped early.
+  uint64_t keep = std::min(end, offset + skip + request.max_items + 1);
   std::vector<Value> rows;
-  COSMOS_RETURN_IF_ERROR(runner.Finish(rows));
+  COSMOS_RETURN_IF_ERROR(EvaluateOverContainer(query.root(), ctx, open_source, keep, rows));
   QueryPage page;
   size_t page_bytes = 0;
   uint64_t index = skip;

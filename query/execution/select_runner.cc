@@ -63,6 +63,21 @@ Status SelectRunner::Consume(Row& input, std::vector<Value>* streamed) {
   return Expand(0, input, streamed);
 }
 
+Status SelectRunner::ConsumeFirstSource(const Value& value, std::vector<Value>* streamed) {
+  Row row(static_cast<size_t>(info_.slot_count));
+  size_t slot = static_cast<size_t>(info_.first_slot);
+  if (!q_.from[0].iterate) {
+    row[slot] = value;
+    return Expand(1, row, streamed);
+  }
+  if (!value.is_array()) return Status();
+  for (size_t i = 0; i < value.size(); ++i) {
+    row[slot] = value.At(i);
+    COSMOS_RETURN_IF_ERROR(Expand(1, row, streamed));
+  }
+  return Status();
+}
+
 Status SelectRunner::Expand(size_t source_index, Row& row, std::vector<Value>* streamed) {
   if (source_index == q_.from.size()) return Accept(row, streamed);
   const FromSource& source = q_.from[source_index];
@@ -174,10 +189,17 @@ Value SelectRunner::Project(const Row& row) {
   return Value::FromJson(std::move(object));
 }
 
-Status SelectRunner::Finish(std::vector<Value>& out) {
+Status SelectRunner::Finish(std::vector<Value>& streamed, std::vector<Value>& out) {
   std::optional<uint64_t> top, limit;
   uint64_t offset = 0;
   COSMOS_RETURN_IF_ERROR(Counts(q_, ctx_, top, offset, limit));
+  uint64_t end = UINT64_MAX;
+  if (top) end = std::min(end, *top);
+  if (limit) end = std::min(end, offset + *limit);
+  if (streaming_) {
+    for (uint64_t i = offset; i < streamed.size() && i < end; ++i) out.push_back(std::move(streamed[i]));
+    return Status();
+  }
 
   if (info_.is_grouped() || info_.is_aggregate()) {
     // An aggregate without GROUP BY always yields one row, even over no input.
@@ -207,9 +229,6 @@ Status SelectRunner::Finish(std::vector<Value>& out) {
     });
   }
 
-  uint64_t end = UINT64_MAX;
-  if (top) end = std::min(end, *top);
-  if (limit) end = std::min(end, offset + *limit);
   uint64_t index = 0;
   struct ValueHash {
     size_t operator()(const Value& v) const { return HashValue(v); }
@@ -232,15 +251,7 @@ Status RunSubquery(const SelectQuery& q, const Row& outer, EvalContext& ctx, std
   Row row = outer;
   std::vector<Value> streamed;
   COSMOS_RETURN_IF_ERROR(runner.Consume(row, &streamed));
-  if (!runner.streaming()) return runner.Finish(out);
-  std::optional<uint64_t> top, limit;
-  uint64_t offset = 0;
-  COSMOS_RETURN_IF_ERROR(SelectRunner::Counts(q, ctx, top, offset, limit));
-  uint64_t end = UINT64_MAX;
-  if (top) end = std::min(end, *top);
-  if (limit) end = std::min(end, offset + *limit);
-  for (uint64_t i = offset; i < streamed.size() && i < end; ++i) out.push_back(std::move(streamed[i]));
-  return Status();
+  return runner.Finish(streamed, out);
 }
 
 }  // namespace cosmos::query

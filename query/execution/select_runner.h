@@ -29,9 +29,12 @@ class SelectRunner {
   // Feeds one input row (its enclosing slots filled). Streaming selects append their projected
   // rows to `streamed` (TOP/OFFSET/LIMIT not applied: the caller pages them).
   Status Consume(Row& input, std::vector<Value>* streamed);
+  // Feeds one row of a container subquery (FROM (SELECT ...) x): `value` binds the first source.
+  Status ConsumeFirstSource(const Value& value, std::vector<Value>* streamed);
 
-  // Produces the rows of a non-streaming select, TOP/OFFSET/LIMIT applied.
-  Status Finish(std::vector<Value>& out);
+  // Produces the select's rows, TOP/OFFSET/LIMIT applied: from its collected state, or (for a
+  // streaming select) from the rows Consume streamed.
+  Status Finish(std::vector<Value>& streamed, std::vector<Value>& out);
 
   // TOP / OFFSET / LIMIT of this select, evaluated (parameters resolved). Fails with 400 when a
   // parameter is not a non-negative integer.

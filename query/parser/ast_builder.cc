@@ -56,6 +56,7 @@ ExprPtr Binary(BinaryOp op, SourceSpan span, ExprPtr left, ExprPtr right) {
 // `-3` and `+3` become the number literals -3 and 3: the lexer has no signed numbers (so that
 // `OFFSET -1` fails at the '-'), but everything downstream wants a negative constant to be one.
 bool FoldSign(UnaryOp op, Expr* operand) {
+  if (op != UnaryOp::kPlus && op != UnaryOp::kNegate) return false;  // NOT and ~ stay operators
   if (operand->kind != ExprKind::kLiteral || !operand->literal.is_number()) return false;
   if (op == UnaryOp::kPlus) return true;
   Json& value = operand->literal;
