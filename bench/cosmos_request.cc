@@ -18,7 +18,7 @@ Request BuildRequest(const CosmosCall& call, const MasterKeySigner& signer, cons
   if (call.upsert) request.set("x-ms-documentdb-is-upsert", "True");
   for (const auto& [name, value] : call.headers) request.set(name, value);
   if (!call.body.empty() || call.verb == http::verb::post || call.verb == http::verb::put) {
-    request.set(http::field::content_type, "application/json");
+    request.set(http::field::content_type, call.content_type);
     request.body() = call.body;
   }
   request.keep_alive(true);
@@ -92,6 +92,33 @@ CosmosCall ReadFeedCall(const std::string& database, const std::string& containe
   call.resource_link = "dbs/" + database + "/colls/" + container;
   call.headers.emplace_back("x-ms-max-item-count", std::to_string(max_item_count));
   if (!continuation.empty()) call.headers.emplace_back("x-ms-continuation", continuation);
+  return call;
+}
+
+CosmosCall QueryDocumentsCall(const std::string& database, const std::string& container, const std::string& query,
+                              const std::vector<std::pair<std::string, std::string>>& parameters,
+                              const QueryCallOptions& page) {
+  CosmosCall call;
+  call.verb = http::verb::post;
+  call.path = "/dbs/" + UrlEncode(database) + "/colls/" + UrlEncode(container) + "/docs";
+  call.resource_type = "docs";
+  call.resource_link = "dbs/" + database + "/colls/" + container;
+  call.content_type = "application/query+json";
+  // Built as text: the values are already JSON, and this runs once per request on the client threads.
+  call.body = "{\"query\":" + JsonString(query) + ",\"parameters\":[";
+  for (size_t i = 0; i < parameters.size(); ++i) {
+    if (i > 0) call.body += ',';
+    call.body += "{\"name\":" + JsonString(parameters[i].first) + ",\"value\":" + parameters[i].second + "}";
+  }
+  call.body += "]}";
+  call.headers.emplace_back("x-ms-documentdb-isquery", "True");
+  if (page.partition_key_value.empty()) {
+    call.headers.emplace_back("x-ms-documentdb-query-enablecrosspartition", "True");
+  } else {
+    call.partition_key = "[" + JsonString(page.partition_key_value) + "]";
+  }
+  if (page.max_item_count != 0) call.headers.emplace_back("x-ms-max-item-count", std::to_string(page.max_item_count));
+  if (!page.continuation.empty()) call.headers.emplace_back("x-ms-continuation", page.continuation);
   return call;
 }
 

@@ -22,6 +22,7 @@ struct CosmosCall {
   std::string body;           // empty: none
   std::string partition_key;  // x-ms-documentdb-partitionkey value (a JSON array), empty: none
   bool upsert = false;        // x-ms-documentdb-is-upsert: True
+  std::string content_type = "application/json";  // of a body
   std::vector<std::pair<std::string, std::string>> headers;  // anything else
 };
 
@@ -42,6 +43,20 @@ CosmosCall ReadDocumentCall(const std::string& database, const std::string& cont
 // One read-feed page of a container's documents.
 CosmosCall ReadFeedCall(const std::string& database, const std::string& container, int max_item_count,
                         const std::string& continuation);
+
+// A query on a container's documents: POST .../docs with x-ms-documentdb-isquery and
+// application/query+json. `parameters` are (name, JSON text of the value) pairs, e.g.
+// {"@lo", "42"}. A non-empty `partition_key_value` makes it a single-partition query (the
+// partition-key header); empty, it may fan out (x-ms-documentdb-query-enablecrosspartition).
+// `max_item_count` 0 leaves x-ms-max-item-count out; `continuation` empty: the first page.
+struct QueryCallOptions {
+  std::string partition_key_value;
+  int max_item_count = 0;
+  std::string continuation;
+};
+CosmosCall QueryDocumentsCall(const std::string& database, const std::string& container, const std::string& query,
+                              const std::vector<std::pair<std::string, std::string>>& parameters,
+                              const QueryCallOptions& page);
 
 // A JSON string literal for `text` (quotes and escapes).
 std::string JsonString(const std::string& text);

@@ -1,5 +1,5 @@
 // cosmolite_bench: the benchmark's load generator. Drives one workload (point creates, reads,
-// upserts, telemetry ingest) against a running Cosmos DB endpoint over N keep-alive connections,
+// upserts, telemetry ingest, queries) against a running Cosmos DB endpoint over N keep-alive connections,
 // signing every request with the master key, and prints one JSON object per measured run on
 // stdout (a human line per run on stderr). `--workload startup` instead spawns a server command
 // and times spawn -> ready.
@@ -134,6 +134,7 @@ int RunWorkload(const Flags& flags) {
     // One window from the start to the last answer.
     WindowSummary summary = cosmos::bench::Summarize(result, 0, windows);
     nlohmann::json report = BaseReport(flags);
+    workload->AddSetupFigures(report);
     report["run"] = 1;
     report.update(cosmos::bench::ToJson(summary));
     report["issued"] = result.issued;
@@ -171,6 +172,7 @@ int RunWorkload(const Flags& flags) {
          ++window) {
       WindowSummary summary = cosmos::bench::Summarize(result, window, window + 1);
       nlohmann::json report = BaseReport(flags);
+      workload->AddSetupFigures(report);
       report["run"] = window - first_window + 1;
       report.update(cosmos::bench::ToJson(summary));
       std::cout << report.dump() << std::endl;
@@ -214,11 +216,15 @@ int main(int argc, char** argv) {
   app.add_flag("--check", flags.check, "exit 1 on any error, missing charge or lost document");
   auto& options = flags.workload_options;
   app.add_option("--database", options.database)->capture_default_str();
-  app.add_option("--container", options.container, "default: c (telemetry: telemetry)");
-  app.add_option("--doc-bytes", options.document_bytes, "document size (default 1024, telemetry 300)");
+  app.add_option("--container", options.container,
+                 "default: c (telemetry: telemetry; queries: query-<seed docs>-p<partitions>-b<doc bytes>)");
+  app.add_option("--doc-bytes", options.document_bytes, "document size (default 1024, telemetry 300, queries 256)");
   app.add_option("--partitions", options.partitions, "partition-key values of point workloads")
       ->capture_default_str();
-  app.add_option("--seed-docs", options.seed_documents, "documents seeded for read/upsert")->capture_default_str();
+  app.add_option("--seed-docs", options.seed_documents, "documents seeded for read/upsert/queries")
+      ->capture_default_str();
+  app.add_option("--query-page-size", options.query_page_size, "queries: x-ms-max-item-count of each page")
+      ->capture_default_str()->check(CLI::Range(1, 1000));
   app.add_option("--tenants", options.tenants, "telemetry tenants")->capture_default_str();
   app.add_option("--count-page-size", options.count_page_size, "x-ms-max-item-count when counting")
       ->capture_default_str();

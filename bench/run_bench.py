@@ -8,6 +8,10 @@ transport (HTTPS, certificate not verified, N keep-alive connections):
   peer            @vercel/cosmosdb-server 1.0.1 (Node, in memory), installed into build/bench-peer
   raw-beast       build/bench/bench_raw_server: a minimal Beast server answering a fixed JSON body
   sqlite          build/bench/bench_sqlite: raw SQLite insert and point-select loops, no HTTP
+  query-engine    build/bench/bench_query_parse: parse+bind, cached prepare and query-plan rates
+
+cosmolite and the peer also run the query workloads (single-partition query, cross-partition
+ORDER BY) over --query-documents seeded documents each (10k and 100k by default).
 
 Every throughput figure is the median of --runs runs of --seconds each, after a --warmup; the
 telemetry ingest runs once for --telemetry-seconds at --telemetry-rate. Standard library only.
@@ -44,6 +48,8 @@ GOAL_TELEMETRY_PER_S = 18_000
 GOAL_TELEMETRY_MAX_LAG_MS = 1000
 GOAL_READY_MS = 100
 GOAL_IDLE_RSS_MB = 15
+GOAL_ORDERBY_SCALING = 12  # time per ORDER BY query at 100k documents ÷ at 10k
+QUERY_WORKLOADS = ["query-orderby", "query-single"]
 
 
 def log(message):
@@ -139,11 +145,26 @@ def machine_load(seconds=2.0):
     return (machine_busy_seconds() - before) / seconds
 
 
-def run_json_lines(argv, timeout):
-    """Runs a tool that prints JSON objects on stdout (progress on stderr, passed through)."""
+def run_json_lines(argv, timeout, stderr_lines=None):
+    """Runs a tool that prints JSON objects on stdout (progress on stderr, passed through).
+
+    With a list as `stderr_lines`, stderr is collected into it (and still echoed), so a failure's
+    reason can be quoted in the results.
+    """
     log("$ " + " ".join(str(a) for a in argv))
-    completed = subprocess.run([str(a) for a in argv], stdout=subprocess.PIPE, stderr=None, text=True,
-                               timeout=timeout)
+    capture = stderr_lines is not None
+    try:
+        completed = subprocess.run([str(a) for a in argv], stdout=subprocess.PIPE,
+                                   stderr=subprocess.PIPE if capture else None, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired as expired:
+        if capture and expired.stderr:
+            text = expired.stderr if isinstance(expired.stderr, str) else expired.stderr.decode(errors="replace")
+            sys.stderr.write(text)
+            stderr_lines.extend(text.splitlines())
+        raise
+    if capture:
+        sys.stderr.write(completed.stderr)
+        stderr_lines.extend(completed.stderr.splitlines())
     lines = []
     for line in completed.stdout.splitlines():
         line = line.strip()
@@ -198,7 +219,7 @@ def machine_info(data_root):
             return ""
 
     revision = git("rev-parse", "--short", "HEAD")
-    if git("status", "--porcelain", "--", "server", "engine", "storage", "common"):
+    if git("status", "--porcelain", "--", "server", "engine", "storage", "common", "query"):
         revision += " + uncommitted changes"
     node = subprocess.run(["node", "--version"], capture_output=True, text=True).stdout.strip()
     return {
@@ -221,6 +242,7 @@ class Bench:
         self.generator = self.build / "bench" / "cosmolite_bench"
         self.raw_server = self.build / "bench" / "bench_raw_server"
         self.sqlite = self.build / "bench" / "bench_sqlite"
+        self.query_parse = self.build / "bench" / "bench_query_parse"
         self.work = Path(tempfile.mkdtemp(prefix="cosmolite-bench-"))
         self.log_dir = self.build / "bench-logs"
         self.log_dir.mkdir(parents=True, exist_ok=True)
@@ -245,8 +267,13 @@ class Bench:
     def point_timeout(self):
         return self.args.warmup + self.args.runs * self.args.seconds + 300
 
-    def generate(self, label, workload, port, tls, server_pid, extra=(), note=""):
-        connections = self.args.telemetry_connections if workload == "telemetry" else self.args.connections
+    def generate(self, label, workload, port, tls, server_pid, extra=(), note="", timeout=None, what=None):
+        """Runs one workload; returns False when the generator timed out."""
+        connections = self.args.connections
+        if workload == "telemetry":
+            connections = self.args.telemetry_connections
+        elif workload in QUERY_WORKLOADS:
+            connections = self.args.query_connections
         argv = [self.generator, "--label", label, "--workload", workload, "--port", port,
                 "--connections", connections, "--threads", self.args.client_threads]
         if tls:
@@ -258,12 +285,14 @@ class Bench:
             timeout = self.args.telemetry_seconds + 900
         else:
             argv += ["--warmup", self.args.warmup, "--seconds", self.args.seconds, "--runs", self.args.runs]
-            timeout = self.point_timeout()
+            timeout = timeout or self.point_timeout()
         argv += list(extra)
-        self.wait_for_quiet(f"{label} {workload}")
+        what = what or f"{label} {workload}"
+        self.wait_for_quiet(what)
+        stderr_lines = []
         try:
             started = time.monotonic()
-            lines, code = run_json_lines(argv, timeout)
+            lines, code = run_json_lines(argv, timeout, stderr_lines)
             # Other work took the CPU during most runs: measure once more if the budget allows.
             noisy = self.noisy_runs(lines)
             took = time.monotonic() - started
@@ -271,19 +300,41 @@ class Bench:
                 self.retry_budget_s -= took
                 log(f"{label} {workload}: {len(noisy)} of {len(lines)} runs shared the machine with other work; "
                     f"measuring again")
-                self.wait_for_quiet(f"{label} {workload} (again)")
-                retry_lines, retry_code = run_json_lines(argv, timeout)
-                if retry_lines and len(self.noisy_runs(retry_lines)) < len(noisy):
-                    lines, code = retry_lines, retry_code
+                self.wait_for_quiet(f"{what} (again)")
+                try:
+                    retry_lines, retry_code = run_json_lines(argv, timeout)
+                    if retry_lines and len(self.noisy_runs(retry_lines)) < len(noisy):
+                        lines, code = retry_lines, retry_code
+                except subprocess.TimeoutExpired:
+                    log(f"{what}: the second measurement timed out; keeping the first")
         except subprocess.TimeoutExpired:
-            self.problems.append(f"{label} {workload}: the load generator timed out")
-            return
+            self.problems.append(f"{what}: the load generator timed out after {timeout:g} s{note}")
+            return False
         if code != 0 and not lines:
-            self.problems.append(f"{label} {workload}: the load generator failed (exit {code})")
+            # The generator's last words say why (e.g. "prepare failed: query check: 400 ...").
+            reason = next((line for line in reversed(stderr_lines) if line.strip()), "")
+            self.problems.append(f"{what}: the load generator failed (exit {code}){': ' + reason[:300] if reason else ''}")
         for line in lines:
             if line.get("verify_error"):
-                self.problems.append(f"{label} {workload}: {line['verify_error']}{note}")
+                self.problems.append(f"{what}: {line['verify_error']}{note}")
         self.records.extend(lines)
+        return True
+
+    def query_workloads(self, label, server, timeout=None, note=""):
+        """The query workloads at each --query-documents size, the ORDER BY first (it is the one
+        with a goal). Both share one container per size, seeded by whichever runs first; a size
+        whose first workload times out is abandoned (its seeding would be paid again)."""
+        if self.args.skip_queries:
+            return
+        for documents in self.args.query_documents:
+            for workload in QUERY_WORKLOADS:
+                extra = ["--seed-docs", documents]
+                if timeout:
+                    extra += ["--setup-timeout", timeout]
+                if not self.generate(label, workload, server.port, server.tls, server.pid, extra, note, timeout,
+                                     what=f"{label} {workload} ({documents:,} documents)"):
+                    log(f"{label}: skipping the rest of the {documents:,}-document queries")
+                    break
 
     def startup(self, label, command, tls, ready_path, starts):
         argv = [self.generator, "--workload", "startup", "--label", label, "--starts", starts,
@@ -306,14 +357,17 @@ class Bench:
 
     def run_cosmolite(self):
         cosmolite_cmd = [self.cosmolite, "--port", "{port}", "--data-dir", "{dir}"]
-        self.startup("cosmolite", cosmolite_cmd, True, "/ready", self.args.starts)
+        if not self.args.queries_only:
+            self.startup("cosmolite", cosmolite_cmd, True, "/ready", self.args.starts)
         data_dir = self.work / "cosmolite-data"
         port = free_port()
         with Server("cosmolite", [self.cosmolite, "--port", port, "--data-dir", data_dir], port, True, "/ready",
                     self.log_dir) as server:
-            self.point_workloads("cosmolite", server, ["create", "read", "upsert"])
-            if not self.args.skip_telemetry:
+            if not self.args.queries_only:
+                self.point_workloads("cosmolite", server, ["create", "read", "upsert"])
+            if not self.args.skip_telemetry and not self.args.queries_only:
                 self.generate("cosmolite", "telemetry", server.port, True, server.pid)
+            self.query_workloads("cosmolite", server)
         code = server.stop()
         if code not in (0, None):
             self.problems.append(f"cosmolite exited with {code} after SIGTERM")
@@ -331,17 +385,24 @@ class Bench:
         peer_dir = ensure_peer(self.args.peer_dir)
         start_script = ROOT / "bench" / "start_peer.js"
         peer_cmd = ["node", start_script, "--module-dir", peer_dir, "--port"]
-        self.startup("peer", [*peer_cmd, "{port}"], True, "/", self.args.peer_starts)
+        if not self.args.queries_only:
+            self.startup("peer", [*peer_cmd, "{port}"], True, "/", self.args.peer_starts)
         port = free_port()
         with Server("peer", [*peer_cmd, port], port, True, "/", self.log_dir) as server:
-            self.point_workloads("peer", server, ["create", "read", "upsert"])
-            if not self.args.skip_telemetry:
+            if not self.args.queries_only:
+                self.point_workloads("peer", server, ["create", "read", "upsert"])
+            if not self.args.skip_telemetry and not self.args.queries_only:
                 # The peer's read feed re-runs SELECT * over every document for each page, which takes
                 # minutes for a telemetry run's worth: give the count a bounded budget.
                 self.generate("peer", "telemetry", server.port, True, server.pid,
                               ["--setup-timeout", self.args.peer_count_timeout],
                               note=f" (each read-feed page may take {self.args.peer_count_timeout:g} s; the "
                                    f"peer re-runs SELECT * over every document for each page)")
+            # The peer runs every query over a copy of all its documents: at 100k documents seeding
+            # and a few queries may not fit in the budget, and the table then says n/a.
+            self.query_workloads("peer", server, self.args.peer_query_timeout,
+                                 note=f" (budget --peer-query-timeout {self.args.peer_query_timeout:g} s, seeding "
+                                      f"included)")
 
     def run_raw_beast(self):
         for label, tls in [("raw-beast", True), ("raw-beast-http", False)]:
@@ -368,9 +429,24 @@ class Bench:
         self.records.extend(lines)
         shutil.rmtree(database.parent, ignore_errors=True)
 
+    def run_query_parse(self):
+        if not self.query_parse.exists():
+            # `make bench` may predate this tool: build it (the query library is already built).
+            log(f"building {self.query_parse.name}")
+            subprocess.run(["cmake", "--build", self.build, "--target", "bench_query_parse"], check=True,
+                           stdout=subprocess.DEVNULL)
+        self.wait_for_quiet("query parse")
+        stderr_lines = []
+        lines, code = run_json_lines([self.query_parse, "--seconds", self.args.parse_seconds],
+                                     10 * self.args.parse_seconds + 60, stderr_lines)
+        if code != 0:
+            reason = stderr_lines[-1] if stderr_lines else ""
+            self.problems.append(f"query parse benchmark failed (exit {code}) {reason[:300]}")
+        self.records.extend(lines)
+
     def run(self):
         steps = [("cosmolite", self.run_cosmolite), ("peer", self.run_peer), ("raw-beast", self.run_raw_beast),
-                 ("sqlite", self.run_sqlite)]
+                 ("sqlite", self.run_sqlite), ("query-engine", self.run_query_parse)]
         if not self.args.skip_plain_http:
             steps.insert(1, ("cosmolite-http", self.run_cosmolite_http))
         only = set(self.args.only.split(",")) if self.args.only else None
@@ -403,14 +479,16 @@ def quiet(records):
     return calm or records
 
 
-def median_of(records, target, workload, key):
-    runs = quiet([r for r in records if r.get("target") == target and r.get("workload") == workload])
+def median_of(records, target, workload, key, documents=None):
+    runs = quiet(runs_of(records, target, workload, documents))
     values = [r[key] for r in runs if r.get(key) is not None and r[key] >= 0]
     return statistics.median(values) if values else None
 
 
-def runs_of(records, target, workload):
-    return [r for r in records if r.get("target") == target and r.get("workload") == workload]
+def runs_of(records, target, workload, documents=None):
+    """A target's runs of a workload; `documents` picks the query workloads' size."""
+    return [r for r in records if r.get("target") == target and r.get("workload") == workload
+            and (documents is None or r.get("documents") == documents)]
 
 
 def fmt(value, digits=0, suffix=""):
@@ -419,6 +497,11 @@ def fmt(value, digits=0, suffix=""):
     if digits == 0:
         return f"{value:,.0f}{suffix}"
     return f"{value:,.{digits}f}{suffix}"
+
+
+def times_text(value):
+    """A ratio written as 2.5×, or n/a."""
+    return "n/a" if value is None else f"{value:,.1f}×"
 
 
 def ratio(numerator, denominator):
@@ -432,6 +515,16 @@ def verdict(ok):
         return "n/a"
     return "PASS" if ok else "MISS"
 
+
+# workload -> (short name, the query it sends)
+QUERY_ROWS = {
+    "query-single": ("single-partition query",
+                     "`SELECT * FROM c WHERE c.pk = @pk AND c.n >= @lo` with the partition-key header, first page "
+                     "(x-ms-max-item-count 10)"),
+    "query-orderby": ("cross-partition ORDER BY",
+                      "`SELECT TOP 10 c.id, c.n FROM c WHERE c.n >= @lo ORDER BY c.n` with "
+                      "x-ms-documentdb-query-enablecrosspartition"),
+}
 
 POINT_ROWS = [
     # (label, target, workload)
@@ -461,6 +554,73 @@ TARGET_NAMES = {
 }
 
 
+def render_queries(w, records, args):
+    m = lambda target, workload, key, documents: median_of(records, target, workload, key, documents)  # noqa: E731
+    if not any(r.get("workload") in QUERY_ROWS for r in records):
+        return
+    w("## Queries (medians)")
+    w("")
+    for workload, (what, query) in QUERY_ROWS.items():
+        w(f"- **{what}**: {query}.")
+    w("")
+    w("| query | documents | target | queries/s | runs (queries/s) | p50 ms | p99 ms | RU per query "
+      "| server CPU µs/query | server RSS MB | errors | set-up s | other load cores |")
+    w("|---|---:|---|---:|---|---:|---:|---:|---:|---:|---:|---|---:|")
+    for documents in args.query_documents:
+        for workload, (what, _query) in QUERY_ROWS.items():
+            for target in ["cosmolite", "peer"]:
+                runs = runs_of(records, target, workload, documents)
+                if not runs:
+                    w(f"| {what} | {documents:,} | {TARGET_NAMES[target]} | n/a | did not finish (see problems) "
+                      f"| | | | | | | | |")
+                    continue
+                per_run = " / ".join(fmt(r.get("ops_per_s"), 1) +
+                                     ("†" if r.get("other_load_cores", 0) > NOISE_THRESHOLD else "") for r in runs)
+                setup = runs[0]
+                setup_text = (f"{fmt(setup.get('setup_seconds'), 1)} "
+                              f"({'seeded' if setup.get('seeded') else 'reused'})")
+                w(f"| {what} | {documents:,} | {TARGET_NAMES[target]} "
+                  f"| {fmt(m(target, workload, 'ops_per_s', documents), 1)} | {per_run} "
+                  f"| {fmt(m(target, workload, 'p50_ms', documents), 2)} "
+                  f"| {fmt(m(target, workload, 'p99_ms', documents), 2)} "
+                  f"| {fmt(m(target, workload, 'charge_mean', documents), 2)} "
+                  f"| {fmt(m(target, workload, 'server_cpu_us_per_op', documents))} "
+                  f"| {fmt(m(target, workload, 'server_rss_mb', documents), 1)} "
+                  f"| {sum(r.get('errors', 0) for r in runs)} | {setup_text} "
+                  f"| {fmt(m(target, workload, 'other_load_cores', documents), 2)} |")
+    w("")
+    if len(args.query_documents) >= 2:
+        small, large = min(args.query_documents), max(args.query_documents)
+        w(f"Time per query, {large:,} ÷ {small:,} documents (the ratio of queries/s): "
+          + "; ".join(f"{TARGET_NAMES[target]}: " + ", ".join(
+              f"{QUERY_ROWS[workload][0]} "
+              f"{times_text(ratio(m(target, workload, 'ops_per_s', small), m(target, workload, 'ops_per_s', large)))}"
+              for workload in QUERY_ROWS) for target in ["cosmolite", "peer"]) + ".")
+        w("")
+    w("Documents are 256 bytes (`seed-N` with `\"n\": N`, partition key `p{N mod 100}`), upserted before the clock "
+      "into a container named after the count and reused when it already holds them (set-up s: counting, "
+      "plus seeding when it happened). Before the clock, one answer is checked against the seeded data "
+      "(rows, order, partition). RU per query: mean `x-ms-request-charge` of a page (the peer always answers 1). "
+      "The peer evaluates every query over a copy of all its documents, single-partition ones included.")
+    w("")
+
+
+def render_query_engine(w, records):
+    engine = next(iter(runs_of(records, "query-engine", "parse")), None)
+    if engine is None:
+        return
+    w(f"## Query front end (`bench_query_parse`, {engine.get('queries')} representative queries, one thread)")
+    w("")
+    w("| step | per second | µs per query |")
+    w("|---|---:|---:|")
+    for key, what in [("parse_bind", "parse + bind, fresh each time (no cache)"),
+                      ("cached_prepare", "PreparedQueryCache::Prepare, already cached"),
+                      ("parse_bind_plan", "parse + bind + SDK query plan")]:
+        if engine.get(f"{key}_per_s") is not None:
+            w(f"| {what} | {fmt(engine.get(f'{key}_per_s'))} | {fmt(engine.get(f'{key}_us'), 2)} |")
+    w("")
+
+
 def telemetry_verdict(record, rate, seconds):
     if record is None:
         return None
@@ -471,7 +631,7 @@ def telemetry_verdict(record, rate, seconds):
 
 
 def render(info, records, problems, args):
-    m = lambda target, workload, key: median_of(records, target, workload, key)  # noqa: E731
+    m = lambda target, workload, key, documents=None: median_of(records, target, workload, key, documents)  # noqa: E731
     out = []
     w = out.append
     w("# cosmolite benchmark results")
@@ -495,7 +655,8 @@ def render(info, records, problems, args):
       f"{args.telemetry_seconds:g} s over {args.telemetry_connections} connections, then counted through "
       f"the read feed. Before each measurement the harness waits for the machine to be quiet (other work "
       f"≤ {args.noise_threshold:g} cores, up to {args.quiet_wait:g} s) and measures again, once, a figure most "
-      f"of whose runs shared the CPU with other work.")
+      f"of whose runs shared the CPU with other work. Queries: {args.query_connections} connections, one page "
+      f"per request, over {' and '.join(f'{d:,}' for d in args.query_documents)} seeded documents.")
     w("")
 
     creates = m("cosmolite", "create", "ops_per_s")
@@ -545,6 +706,13 @@ def render(info, records, problems, args):
              None if ready is None else ready <= GOAL_READY_MS)
     goal_row("idle RSS", f"{fmt(idle_rss, 1)} MB", f"≤ {GOAL_IDLE_RSS_MB} MB",
              None if idle_rss is None else idle_rss <= GOAL_IDLE_RSS_MB)
+    small, large = 10_000, 100_000
+    orderby_small = m("cosmolite", "query-orderby", "ops_per_s", small)
+    orderby_large = m("cosmolite", "query-orderby", "ops_per_s", large)
+    scaling = ratio(orderby_small, orderby_large)
+    goal_row(f"ORDER BY query time, {large:,} ÷ {small:,} documents",
+             f"{times_text(scaling)} ({fmt(orderby_small, 1)} vs {fmt(orderby_large, 1)} queries/s)",
+             f"≤ {GOAL_ORDERBY_SCALING}×", None if scaling is None else scaling <= GOAL_ORDERBY_SCALING)
     w("")
     w(f"Telemetry passes when all {fmt(round(args.telemetry_rate * args.telemetry_seconds))} scheduled "
       f"documents were sent no more than {GOAL_TELEMETRY_MAX_LAG_MS} ms behind schedule (the server absorbed "
@@ -597,7 +765,16 @@ def render(info, records, problems, args):
     w(f"| telemetry ingest (achieved docs/s) | "
       f"{fmt(ratio(telemetry and telemetry.get('ops_per_s'), peer_telemetry and peer_telemetry.get('ops_per_s')), 2)}"
       f" | — | — |")
+    for documents in args.query_documents:
+        for workload, (what, _query) in QUERY_ROWS.items():
+            mine = m("cosmolite", workload, "ops_per_s", documents)
+            theirs = m("peer", workload, "ops_per_s", documents)
+            if mine is not None or theirs is not None:
+                w(f"| {what}, {documents:,} documents | {fmt(ratio(mine, theirs), 2)} | — | — |")
     w("")
+
+    render_queries(w, records, args)
+    render_query_engine(w, records)
 
     w(f"## Telemetry ingest ({args.telemetry_rate:,} docs/s of 300 bytes offered for {args.telemetry_seconds:g} s)")
     w("")
@@ -675,10 +852,25 @@ def main():
                         help="seconds to wait for the machine to be quiet before each measurement")
     parser.add_argument("--retry-budget", type=float, default=240,
                         help="seconds that re-measuring noisy figures may add in total")
+    parser.add_argument("--query-documents", default="10000,100000",
+                        type=lambda text: [int(v) for v in text.split(",") if v],
+                        help="comma-separated document counts the query workloads run over")
+    parser.add_argument("--query-connections", type=int, default=8,
+                        help="connections of the query workloads (queries are slow: fewer connections keep "
+                             "latencies readable at the same throughput)")
+    parser.add_argument("--peer-query-timeout", type=float, default=300,
+                        help="seconds allowed for each peer query workload run, seeding included")
+    parser.add_argument("--parse-seconds", type=float, default=2,
+                        help="length of each bench_query_parse measurement")
+    parser.add_argument("--skip-queries", action="store_true")
+    parser.add_argument("--queries-only", action="store_true",
+                        help="on cosmolite and the peer, run only the query workloads (no start-up, point or "
+                             "telemetry runs); combine with --only cosmolite,peer,query-engine")
     parser.add_argument("--skip-telemetry", action="store_true")
     parser.add_argument("--skip-plain-http", action="store_true")
     parser.add_argument("--only", default="", help="comma-separated subset: cosmolite,cosmolite-http,peer,"
-                                                   "raw-beast,sqlite (the report then lacks the others)")
+                                                   "raw-beast,sqlite,query-engine (the report then lacks the "
+                                                   "others)")
     args = parser.parse_args()
     global NOISE_THRESHOLD
     NOISE_THRESHOLD = args.noise_threshold
@@ -686,7 +878,11 @@ def main():
         args.peer_dir = str(Path(args.build_dir) / "bench-peer")
 
     bench = Bench(args)
-    for binary in [bench.cosmolite, bench.generator, bench.raw_server, bench.sqlite]:
+    only = set(args.only.split(",")) if args.only else None
+    needed = [bench.cosmolite, bench.generator]
+    needed += [bench.raw_server] if not only or "raw-beast" in only else []
+    needed += [bench.sqlite] if not only or "sqlite" in only else []
+    for binary in needed:
         if not binary.exists():
             sys.exit(f"missing {binary}: build first (make bench does)")
     info = bench.run()

@@ -2,8 +2,9 @@
 """ctest bench_smoke: a tiny run of the benchmark tools against an in-memory cosmolite.
 
 Starts `cosmolite --in-memory --no-tls` on a free port, runs a few hundred creates, reads and
-upserts and a 2-second telemetry run at a low rate through cosmolite_bench --check (zero errors,
-every response charged, every acknowledged telemetry document counted in the read feed), one
+upserts, a 2-second telemetry run at a low rate and a few dozen queries of each query workload
+through cosmolite_bench --check (zero errors, every response charged, every acknowledged telemetry
+document counted in the read feed, the first query's rows checked against the seed), one
 start-to-ready probe, and stops the server, which must exit 0. Takes a few seconds.
 """
 
@@ -17,6 +18,8 @@ from run_bench import Server, free_port, run_json_lines  # noqa: E402
 
 TELEMETRY_RATE = 250
 TELEMETRY_SECONDS = 2
+POINT_REQUESTS = 300
+QUERY_REQUESTS = 40
 
 
 def main():
@@ -45,14 +48,20 @@ def main():
     try:
         common = [args.bench, "--port", port, "--label", "smoke", "--connections", 8, "--server-pid", server.pid,
                   "--check"]
-        for workload, extra in [("create", ["--requests", 300]),
-                                ("read", ["--requests", 300, "--seed-docs", 100]),
-                                ("upsert", ["--requests", 300, "--seed-docs", 100]),
-                                ("telemetry", ["--rate", TELEMETRY_RATE, "--seconds", TELEMETRY_SECONDS])]:
+        for workload, expected, extra in [
+                ("create", POINT_REQUESTS, ["--requests", POINT_REQUESTS]),
+                ("read", POINT_REQUESTS, ["--requests", POINT_REQUESTS, "--seed-docs", 100]),
+                ("upsert", POINT_REQUESTS, ["--requests", POINT_REQUESTS, "--seed-docs", 100]),
+                ("telemetry", TELEMETRY_RATE * TELEMETRY_SECONDS,
+                 ["--rate", TELEMETRY_RATE, "--seconds", TELEMETRY_SECONDS]),
+                # 500 documents over 20 partitions: pages of the single-partition query fill up.
+                ("query-single", QUERY_REQUESTS,
+                 ["--requests", QUERY_REQUESTS, "--seed-docs", 500, "--partitions", 20]),
+                ("query-orderby", QUERY_REQUESTS,
+                 ["--requests", QUERY_REQUESTS, "--seed-docs", 500, "--partitions", 20])]:
             lines, code = run_json_lines([*common, "--workload", workload, *extra], timeout=30)
             report = lines[0] if lines else {}
             check(f"{workload}: exit code 0", code == 0, f"exit {code}")
-            expected = 300 if workload != "telemetry" else TELEMETRY_RATE * TELEMETRY_SECONDS
             check(f"{workload}: {expected} answered with 2xx, no errors",
                   report.get("ok") == expected and report.get("errors") == 0, str(report))
             check(f"{workload}: every answer has x-ms-request-charge", report.get("missing_charge") == 0, str(report))
@@ -61,6 +70,10 @@ def main():
             if workload == "telemetry":
                 check("telemetry: read feed counts every acknowledged document",
                       report.get("stored") == expected and report.get("lost") == 0, str(report))
+            if workload == "query-orderby":
+                # query-single seeded the container; this one must count the documents and reuse them.
+                check("query-orderby: reuses the container query-single seeded",
+                      report.get("seeded") is False and report.get("found_documents") == 500, str(report))
     finally:
         code = server.stop()
     check("server exits 0 on SIGTERM", code == 0, f"exit {code}")

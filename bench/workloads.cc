@@ -46,25 +46,31 @@ class CreateWorkload : public Workload {
   WorkloadOptions options_;
 };
 
-// Base of the workloads that work on a seeded set of documents seed-0 .. seed-{n-1}.
+// Base of the workloads that work on a seeded set of documents seed-0 .. seed-{n-1}; document
+// seed-i has "n": i and partition key p{i mod partitions}.
 class SeededWorkload : public Workload {
  public:
-  explicit SeededWorkload(const WorkloadOptions& options) : options_(options) {
-    if (options_.container.empty()) options_.container = "c";
-    if (options_.document_bytes == 0) options_.document_bytes = 1024;
+  explicit SeededWorkload(const WorkloadOptions& options, const std::string& default_container = "c",
+                          size_t default_bytes = 1024)
+      : options_(options) {
+    if (options_.container.empty()) options_.container = default_container;
+    if (options_.document_bytes == 0) options_.document_bytes = default_bytes;
     options_.seed_documents = std::max<uint64_t>(1, options_.seed_documents);
   }
   std::string Prepare(TargetSession& session) override {
     std::string error = session.EnsureContainer(options_.database, options_.container);
     if (!error.empty()) return error;
+    return Seed(session);
+  }
+
+ protected:
+  std::string Seed(TargetSession& session) const {
     uint64_t failed = session.Bulk(
         options_.seed_documents, [this](uint64_t index) { return Upsert(index, index); },
         options_.setup_connections);
     if (failed > 0) return std::to_string(failed) + " seed upserts failed";
     return "";
   }
-
- protected:
   uint64_t Pick(uint64_t sequence) const { return Mix(sequence) % options_.seed_documents; }
   static std::string SeedId(uint64_t index) { return "seed-" + std::to_string(index); }
   CosmosCall Upsert(uint64_t index, uint64_t n) const {
@@ -154,6 +160,175 @@ class TelemetryWorkload : public Workload {
   std::string month_;
 };
 
+// Base of the query workloads. They need many documents (10k, 100k), so the container is named
+// after the seed (query-<documents>-p<partitions>-b<bytes>) and reused when it already holds
+// exactly that many: seeding 100k documents takes half a minute or more. Documents are smaller
+// than the point workloads' (256 bytes) so a page is about the query, not the payload.
+// Before the clock starts, the answer to one request is checked, so throughput is only reported
+// for a target that answers the query correctly.
+class QueryWorkload : public SeededWorkload {
+ public:
+  explicit QueryWorkload(const WorkloadOptions& options)
+      : SeededWorkload(options, ContainerFor(options), kDocumentBytes) {}
+
+  std::string Prepare(TargetSession& session) override {
+    auto started = std::chrono::steady_clock::now();
+    std::string error = session.EnsureContainer(options_.database, options_.container);
+    if (!error.empty()) return error;
+    found_documents_ = CountDocuments(session);
+    if (found_documents_ != static_cast<int64_t>(options_.seed_documents)) {
+      // Upserts: a partly seeded container (an interrupted run) is completed, not duplicated.
+      error = Seed(session);
+      if (!error.empty()) return error;
+      seeded_ = true;
+    }
+    setup_seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    return CheckAnswer(session, 0);
+  }
+
+  void AddSetupFigures(nlohmann::json& report) const override {
+    report["documents"] = options_.seed_documents;
+    report["container"] = options_.container;
+    report["seeded"] = seeded_;
+    report["found_documents"] = found_documents_;
+    report["setup_seconds"] = std::round(setup_seconds_ * 10) / 10;
+  }
+
+ protected:
+  static constexpr size_t kDocumentBytes = 256;
+
+  // Checks the answer to request `sequence`: an error message, empty when it is right.
+  virtual std::string CheckRows(uint64_t sequence, const nlohmann::json& rows) const = 0;
+
+  // Sends request `sequence` and checks its first page: an error message, empty when right.
+  std::string CheckAnswer(TargetSession& session, uint64_t sequence) const {
+    Response answer = session.Call(Next(sequence));
+    std::string what = "query check: ";
+    if (answer.result_int() != 200) {
+      return what + std::to_string(answer.result_int()) + " " + answer.body().substr(0, 300);
+    }
+    auto body = nlohmann::json::parse(answer.body(), nullptr, false);
+    if (body.is_discarded() || !body.contains("Documents") || !body["Documents"].is_array()) {
+      return what + "no Documents array in " + answer.body().substr(0, 300);
+    }
+    std::string error = CheckRows(sequence, body["Documents"]);
+    return error.empty() ? "" : what + error + " in " + answer.body().substr(0, 300);
+  }
+
+  static int64_t NumberField(const nlohmann::json& row, const char* name) {
+    if (!row.is_object() || !row.contains(name) || !row[name].is_number_integer()) return -1;
+    return row[name].get<int64_t>();
+  }
+
+ private:
+  static std::string ContainerFor(const WorkloadOptions& options) {
+    if (!options.container.empty()) return options.container;
+    size_t bytes = options.document_bytes == 0 ? kDocumentBytes : options.document_bytes;
+    return "query-" + std::to_string(std::max<uint64_t>(1, options.seed_documents)) + "-p" + std::to_string(options.partitions) + "-b" +
+           std::to_string(bytes);
+  }
+
+  // The container's documents by SELECT VALUE COUNT(1) (summing pages in case a target returns
+  // one partial count per page); -1 when the target cannot say, which means "seed".
+  int64_t CountDocuments(TargetSession& session) const {
+    int64_t total = 0;
+    std::string continuation;
+    for (int page = 0; page < 1000; ++page) {
+      QueryCallOptions options;
+      options.max_item_count = -1;
+      options.continuation = continuation;
+      Response answer = session.Call(
+          QueryDocumentsCall(options_.database, options_.container, "SELECT VALUE COUNT(1) FROM c", {}, options));
+      if (answer.result_int() != 200) return -1;
+      auto body = nlohmann::json::parse(answer.body(), nullptr, false);
+      if (body.is_discarded() || !body.contains("Documents") || !body["Documents"].is_array()) return -1;
+      for (const auto& count : body["Documents"]) {
+        if (!count.is_number_integer()) return -1;
+        total += count.get<int64_t>();
+      }
+      auto next = answer.find("x-ms-continuation");
+      if (next == answer.end() || next->value().empty()) return total;
+      continuation = std::string(next->value());
+    }
+    return -1;
+  }
+
+  bool seeded_ = false;
+  int64_t found_documents_ = -1;
+  double setup_seconds_ = 0;
+};
+
+// Single-partition queries, one page each:
+//   SELECT * FROM c WHERE c.pk = @pk AND c.n >= @lo   (partition-key header, x-ms-max-item-count)
+// with @lo a random seeded n and @pk its partition, so each page holds up to --query-page-size
+// documents of that partition.
+class QuerySingleWorkload : public QueryWorkload {
+ public:
+  using QueryWorkload::QueryWorkload;
+  CosmosCall Next(uint64_t sequence) const override {
+    uint64_t low = Pick(sequence);
+    QueryCallOptions page;
+    page.partition_key_value = PointPartitionKey(low, options_.partitions);
+    page.max_item_count = options_.query_page_size;
+    return QueryDocumentsCall(options_.database, options_.container,
+                              "SELECT * FROM c WHERE c.pk = @pk AND c.n >= @lo",
+                              {{"@pk", JsonString(page.partition_key_value)}, {"@lo", std::to_string(low)}}, page);
+  }
+
+ protected:
+  std::string CheckRows(uint64_t sequence, const nlohmann::json& rows) const override {
+    uint64_t low = Pick(sequence);
+    auto partitions = static_cast<uint64_t>(std::max(1, options_.partitions));
+    // Matches: n = low, low + partitions, ... below the document count.
+    uint64_t matches = (options_.seed_documents - low + partitions - 1) / partitions;
+    uint64_t expected = std::min<uint64_t>(matches, static_cast<uint64_t>(std::max(1, options_.query_page_size)));
+    if (rows.size() != expected) {
+      return std::to_string(rows.size()) + " rows, expected " + std::to_string(expected);
+    }
+    std::string partition = PointPartitionKey(low, options_.partitions);
+    for (const auto& row : rows) {
+      int64_t n = NumberField(row, "n");
+      if (n < static_cast<int64_t>(low) || static_cast<uint64_t>(n) % partitions != low % partitions ||
+          row.value("pk", "") != partition) {
+        return "row " + row.dump().substr(0, 80) + " does not match";
+      }
+    }
+    return "";
+  }
+};
+
+// Cross-partition ORDER BY over the whole container, first page only:
+//   SELECT TOP 10 c.id, c.n FROM c WHERE c.n >= @lo ORDER BY c.n
+// with @lo a random seeded n, so the target filters and sorts about half the container.
+class QueryOrderByWorkload : public QueryWorkload {
+ public:
+  using QueryWorkload::QueryWorkload;
+  CosmosCall Next(uint64_t sequence) const override {
+    QueryCallOptions page;  // no partition key: cross-partition
+    page.max_item_count = options_.query_page_size;
+    return QueryDocumentsCall(options_.database, options_.container,
+                              "SELECT TOP 10 c.id, c.n FROM c WHERE c.n >= @lo ORDER BY c.n",
+                              {{"@lo", std::to_string(Pick(sequence))}}, page);
+  }
+
+ protected:
+  std::string CheckRows(uint64_t sequence, const nlohmann::json& rows) const override {
+    uint64_t low = Pick(sequence);
+    uint64_t expected = std::min<uint64_t>({10, options_.seed_documents - low,
+                                            static_cast<uint64_t>(std::max(1, options_.query_page_size))});
+    if (rows.size() != expected) {
+      return std::to_string(rows.size()) + " rows, expected " + std::to_string(expected);
+    }
+    for (uint64_t i = 0; i < expected; ++i) {
+      if (NumberField(rows[i], "n") != static_cast<int64_t>(low + i) || rows[i].value("id", "") != SeedId(low + i)) {
+        return "row " + std::to_string(i) + " is " + rows[i].dump().substr(0, 80) + ", expected n " +
+               std::to_string(low + i);
+      }
+    }
+    return "";
+  }
+};
+
 using Factory = std::function<std::unique_ptr<Workload>(const WorkloadOptions&)>;
 
 const std::map<std::string, Factory>& Registry() {
@@ -162,6 +337,8 @@ const std::map<std::string, Factory>& Registry() {
       {"read", [](const WorkloadOptions& o) { return std::make_unique<ReadWorkload>(o); }},
       {"upsert", [](const WorkloadOptions& o) { return std::make_unique<UpsertWorkload>(o); }},
       {"telemetry", [](const WorkloadOptions& o) { return std::make_unique<TelemetryWorkload>(o); }},
+      {"query-single", [](const WorkloadOptions& o) { return std::make_unique<QuerySingleWorkload>(o); }},
+      {"query-orderby", [](const WorkloadOptions& o) { return std::make_unique<QueryOrderByWorkload>(o); }},
   };
   return *registry;
 }
@@ -169,6 +346,8 @@ const std::map<std::string, Factory>& Registry() {
 }  // namespace
 
 std::string Workload::Verify(TargetSession&, const LoadResult&, nlohmann::json&) { return ""; }
+
+void Workload::AddSetupFigures(nlohmann::json&) const {}
 
 std::unique_ptr<Workload> MakeWorkload(const std::string& name, const WorkloadOptions& options) {
   auto found = Registry().find(name);

@@ -1,6 +1,6 @@
 // The benchmark workloads: what to set up on the target, what the n-th request is, and what to
-// check afterwards. Adding one (e.g. ORDER BY queries, a change-feed drain) is one small class
-// registered in MakeWorkload.
+// check afterwards. Adding one (e.g. a change-feed drain) is one small class registered in
+// MakeWorkload.
 // Thread-safety: Next() is const and called concurrently from the client threads; Prepare() and
 // Verify() run alone on the main thread.
 #pragma once
@@ -23,11 +23,12 @@ namespace cosmos::bench {
 struct WorkloadOptions {
   std::string database = "bench";
   std::string container;            // empty: the workload's own default
-  size_t document_bytes = 0;        // 0: the workload's own default (1 KB; telemetry 300 bytes)
+  size_t document_bytes = 0;        // 0: the workload's own default (1 KB; telemetry 300, queries 256)
   int partitions = 100;             // point workloads spread documents over p0 .. p{n-1}
-  uint64_t seed_documents = 10000;  // read/upsert: documents written before the clock starts
+  uint64_t seed_documents = 10000;  // read/upsert/queries: documents written before the clock starts
   int tenants = 100;                // telemetry: partition keys tenantNNN:yyyymm
   int count_page_size = -1;         // x-ms-max-item-count when counting documents
+  int query_page_size = 10;         // x-ms-max-item-count of the query workloads' pages
   int setup_connections = 16;       // connections used to seed documents
   std::string run_tag;              // makes new ids unique across invocations
 };
@@ -72,6 +73,9 @@ class Workload {
   // After the load: checks what the target holds and adds figures to `report`. Returns an
   // error message (e.g. documents lost), empty on success.
   virtual std::string Verify(TargetSession& session, const LoadResult& result, nlohmann::json& report);
+  // Figures of the set-up (e.g. how many documents were seeded and how long it took), added to
+  // every report line.
+  virtual void AddSetupFigures(nlohmann::json& report) const;
 };
 
 // Returns null for an unknown name.
