@@ -11,6 +11,7 @@
 #include "engine/request_charge.h"
 #include "engine/resource_id.h"
 #include "query/execution/executor.h"
+#include "query/plan/query_plan.h"
 
 namespace cosmos::engine {
 namespace {
@@ -868,6 +869,24 @@ Result<QueryResponse> Account::QueryContainers(const ResourceName& database, con
     owner_rid = ResourceId::ForDatabase(owner.seq);
   }
   return QueryResources(request, std::move(bodies), "DocumentCollections", owner_rid);
+}
+
+Result<std::string> Account::QueryPlan(const QueryRequest& request,
+                                       const std::optional<std::string>& supported_features) {
+  COSMOS_ASSIGN_OR_RETURN(auto body, ParseQueryBody(request.body));
+  COSMOS_ASSIGN_OR_RETURN(auto prepared, prepared_queries_.Prepare(body.text));
+  query::QueryPlanOptions options;
+  if (supported_features) options.supported_features = query::QueryFeatureSet::Parse(*supported_features);
+  {
+    COSMOS_ASSIGN_OR_RETURN(auto txn, store_->BeginRead());
+    COSMOS_ASSIGN_OR_RETURN(auto container, FindContainer(txn, request.container, /*as_owner=*/true));
+    options.partition_key_paths = container->partition_key.paths;
+    if (container->properties.contains("vectorEmbeddingPolicy")) {
+      options.vector_embedding_policy = container->properties["vectorEmbeddingPolicy"];
+    }
+  }
+  COSMOS_ASSIGN_OR_RETURN(auto plan, query::BuildQueryPlan(prepared->root(), body.parameters, options));
+  return plan.dump();
 }
 
 Result<QueryResponse> Account::QueryItems(const QueryRequest& request) {

@@ -136,6 +136,9 @@ class Account {
   // message), for a malformed continuation, and for a cross-partition query without
   // enable_cross_partition.
   Result<QueryResponse> QueryItems(const QueryRequest& request);
+  // The SDK's query plan (x-ms-cosmos-is-query-plan-request) as JSON text; `supported_features`
+  // is the raw x-ms-cosmos-supported-query-features header (nullopt: everything).
+  Result<std::string> QueryPlan(const QueryRequest& request, const std::optional<std::string>& supported_features);
   // Queries over the database feed and a database's container feed, as the SDKs send them
   // (SELECT * FROM root r WHERE r.id = @id). request.container is not used.
   Result<QueryResponse> QueryDatabases(const QueryRequest& request);

@@ -1,6 +1,7 @@
 #include "query/binder.h"
 
 #include <cmath>
+#include <limits>
 #include <string>
 
 #include "query/functions/registry.h"
@@ -133,6 +134,12 @@ class Binder {
             e.slot = i;
             return Status();
           }
+        }
+        if (e.name == "NaN" || e.name == "Infinity") {
+          // The documented ToString example uses NaN and Infinity as number literals.
+          e.kind = ExprKind::kLiteral;
+          e.literal = e.name == "NaN" ? std::numeric_limits<double>::quiet_NaN() : std::numeric_limits<double>::infinity();
+          return Status();
         }
         return QueryError("SC2001", "Identifier '" + e.name + "' could not be resolved.", e.span);
       }

@@ -425,10 +425,14 @@ HttpResponse RequestHandler::DatabaseAccount(const HttpRequest& request) const {
 }
 
 Result<HttpResponse> RequestHandler::QueryItems(const HttpRequest& request, const ResourcePath& path) const {
-  if (request.headers.IsTrue(headers::kIsQueryPlanRequest)) {
-    return Status::BadRequest("Query plans are not supported by this cosmolite build yet.");
-  }
   COSMOS_ASSIGN_OR_RETURN(auto query, QueryRequestOf(request, ContainerOf(path)));
+  if (request.headers.IsTrue(headers::kIsQueryPlanRequest)) {
+    COSMOS_ASSIGN_OR_RETURN(auto plan, account_.QueryPlan(query, request.headers.Get(headers::kSupportedQueryFeatures)));
+    HttpResponse response;
+    response.body = std::move(plan);
+    response.AddHeader(headers::kRequestCharge, FormatCharge(0));
+    return response;
+  }
   COSMOS_ASSIGN_OR_RETURN(auto page, account_.QueryItems(query));
   return FromQuery(std::move(page), true);
 }
