@@ -45,5 +45,5 @@ clean:
 .PHONY: bench
 BENCH_ARGS ?=
 bench: configure
-	@cmake --build $(BUILD_DIR) -j$(JOBS) --target cosmolite cosmolite_bench bench_raw_server bench_sqlite
+	@cmake --build $(BUILD_DIR) -j$(JOBS) --target cosmolite cosmolite_bench bench_raw_server bench_sqlite bench_query_parse
 	@python3 bench/run_bench.py --build-dir $(BUILD_DIR) $(BENCH_ARGS)
