@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "common/json.h"
+#include "common/json_scan.h"
 #include "engine/container_cache.h"
 #include "engine/container_definition.h"
 #include "engine/partition_key.h"
@@ -714,10 +715,12 @@ namespace {
 // reading a batch at a time inside the caller's read transaction.
 class StoredDocumentSource : public query::DocumentSource {
  public:
+  // `properties`: the only top-level properties the query reads, or nullopt for whole documents.
   StoredDocumentSource(storage::Transaction& txn, int64_t container_seq, std::optional<std::string> partition_key,
-                       std::optional<storage::DocumentPosition> start)
+                       std::optional<storage::DocumentPosition> start,
+                       const std::optional<std::vector<std::string>>& properties)
       : txn_(txn), container_seq_(container_seq), partition_key_(std::move(partition_key)), next_(std::move(start)),
-        include_next_(next_.has_value()) {}
+        include_next_(next_.has_value()), properties_(properties) {}
 
   Result<bool> Next(query::SourceDocument& doc) override {
     if (index_ == batch_.size()) {
@@ -730,7 +733,8 @@ class StoredDocumentSource : public query::DocumentSource {
       next_ = storage::DocumentPosition{batch_.back().partition_key, batch_.back().id};
     }
     storage::DocumentRecord& record = batch_[index_++];
-    Json parsed = Json::parse(record.body, nullptr, /*allow_exceptions=*/false);
+    Json parsed = properties_ ? ParseSelectedProperties(record.body, *properties_)
+                              : Json::parse(record.body, nullptr, /*allow_exceptions=*/false);
     if (parsed.is_discarded()) return Status::Internal("stored document is not valid JSON: " + record.id);
     doc.json = std::make_shared<const Json>(std::move(parsed));
     doc.bytes = record.body.size();
@@ -745,6 +749,7 @@ class StoredDocumentSource : public query::DocumentSource {
   std::optional<std::string> partition_key_;
   std::optional<storage::DocumentPosition> next_;
   bool include_next_;
+  const std::optional<std::vector<std::string>>& properties_;
   bool exhausted_ = false;
   std::vector<storage::DocumentRecord> batch_;
   size_t index_ = 0;
@@ -918,7 +923,8 @@ Result<QueryResponse> Account::QueryItems(const QueryRequest& request) {
       start_position = storage::DocumentPosition{(*start)[0].get<std::string>(), (*start)[1].get<std::string>()};
     }
     return std::unique_ptr<query::DocumentSource>(
-        new StoredDocumentSource(txn, container->container.seq, partition_key, std::move(start_position)));
+        new StoredDocumentSource(txn, container->container.seq, partition_key, std::move(start_position),
+                                 prepared->document_properties()));
   };
   COSMOS_ASSIGN_OR_RETURN(auto page,
                           query::ExecutePage(*prepared, body.parameters, open_source, PageRequestOf(request)));

@@ -1,5 +1,6 @@
 #include "query/binder.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <string>
@@ -257,6 +258,60 @@ class Binder {
   SourceSpan outer_aggregate_span_;
 };
 
+// Finds which top-level properties of the document a query reads. The document is slot 0, and
+// also slot 1 when the first source is the container itself (FROM c).
+class DocumentUseCollector {
+ public:
+  explicit DocumentUseCollector(const SelectQuery& root) {
+    const FromSource* first = root.from.empty() ? nullptr : &root.from[0];
+    alias_is_document_ = first != nullptr && !first->iterate && first->collection->kind == ExprKind::kIdentifier;
+  }
+
+  void Query(const SelectQuery& q) {
+    for (const auto& source : q.from) {
+      // `FROM c` names the container; it reads no property by itself.
+      if (&source == &q.from[0] && alias_is_document_ && source.collection->slot == 0) continue;
+      Visit(*source.collection, nullptr);
+    }
+    for (const auto& item : q.items) Visit(*item.expr, nullptr);
+    if (q.select_star) whole_ = true;  // SELECT * returns the first source, often the document
+    if (q.where) Visit(*q.where, nullptr);
+    for (const auto& g : q.group_by) Visit(*g, nullptr);
+    for (const auto& o : q.order_by) Visit(*o.expr, nullptr);
+    for (const Expr* e : {q.top.get(), q.offset.get(), q.limit.get()})
+      if (e) Visit(*e, nullptr);
+  }
+
+  std::optional<std::vector<std::string>> Result() const {
+    if (whole_) return std::nullopt;
+    return properties_;
+  }
+
+ private:
+  void Visit(const Expr& e, const Expr* parent) {
+    if (e.kind == ExprKind::kIdentifier && (e.slot == 0 || (e.slot == 1 && alias_is_document_))) {
+      const std::string* name = nullptr;
+      if (parent && parent->kind == ExprKind::kProperty) name = &parent->name;
+      if (parent && parent->kind == ExprKind::kIndex && parent->children[0].get() == &e &&
+          parent->children[1]->kind == ExprKind::kLiteral && parent->children[1]->literal.is_string()) {
+        name = &parent->children[1]->literal.get_ref<const std::string&>();
+      }
+      if (name == nullptr) {
+        whole_ = true;
+      } else if (std::find(properties_.begin(), properties_.end(), *name) == properties_.end()) {
+        properties_.push_back(*name);
+      }
+    }
+    for (const auto& c : e.children) Visit(*c, &e);
+    for (const auto& f : e.fields) Visit(*f.second, &e);
+    if (e.subquery) Query(*e.subquery);
+  }
+
+  bool alias_is_document_ = false;
+  bool whole_ = false;
+  std::vector<std::string> properties_;
+};
+
 }  // namespace
 
 bool IsDocumentPath(const Expr& e) {
@@ -294,6 +349,11 @@ Result<BoundQuery> Bind(std::shared_ptr<const SelectQuery> parsed, std::string_v
   const SelectInfo& info = bound.infos_.at(&query);
   bound.streaming_ = query.order_by.empty() && !info.is_grouped() && !info.is_aggregate() && !query.distinct &&
                      !info.container_subquery;
+  if (!info.container_subquery) {  // a container subquery reuses slot 1 for its own rows
+    DocumentUseCollector collector(query);
+    collector.Query(query);
+    bound.document_properties_ = collector.Result();
+  }
   bound.root_ = std::move(parsed);
   return bound;
 }

@@ -12,6 +12,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -52,11 +53,17 @@ class BoundQuery {
   // early: no ORDER BY, GROUP BY, aggregate, DISTINCT or container subquery at the top level.
   bool is_streaming() const { return streaming_; }
 
+  // The top-level properties of each document the query reads (c.id, c["n"]...), so that the
+  // storage layer can parse only those; nullopt when the query uses whole documents (SELECT *,
+  // SELECT c, a function of c, c[@param]...).
+  const std::optional<std::vector<std::string>>& document_properties() const { return document_properties_; }
+
  private:
   friend Result<BoundQuery> Bind(std::shared_ptr<const SelectQuery> parsed, std::string_view text);
   std::shared_ptr<const SelectQuery> root_;
   std::unordered_map<const SelectQuery*, SelectInfo> infos_;
   bool streaming_ = false;
+  std::optional<std::vector<std::string>> document_properties_;
 };
 
 // `text` is the query text the tree was parsed from (for error locations).
