@@ -15,11 +15,6 @@ std::string Serialize(const Value& v) {
 
 Status MalformedToken() { return Status::BadRequest("Invalid continuation token: the query cannot resume from it."); }
 
-struct PageLimits {
-  uint64_t first_row;  // rows before this one (after OFFSET) were returned by earlier pages
-  uint64_t end;        // TOP / OFFSET+LIMIT: no row at or past this index is returned
-};
-
 // Adds `row` to the page when it fits; false when the page is full.
 bool AddToPage(QueryPage& page, const Value& row, const PageRequest& request, size_t& page_bytes) {
   if (page.rows.size() >= request.max_items) return false;
