@@ -397,6 +397,12 @@ Value SinglePart(std::span<const Value> args, FunctionContext& ctx) {
   return IntegerValue(*PartOf(kPart, *ticks));
 }
 
+// IS_DATETIME: whether a value is a date and time string the other functions accept.
+Value IsDateTime(std::span<const Value> args, FunctionContext& ctx) {
+  ctx.work += 1;
+  return Value::Boolean(args[0].is_string() && ParseDateTime(args[0].string()).has_value());
+}
+
 Value DateTimeToTicks(std::span<const Value> args, FunctionContext& ctx) {
   ctx.work += 1;
   auto ticks = DateTimeArg(args[0]);
@@ -595,6 +601,7 @@ void RegisterDateTimeFunctions(FunctionRegistry& registry) {
   registry.Add({.name = "DateTimeFormat", .min_args = 2, .max_args = 2, .scalar = DateTimeFormat});
   registry.Add({.name = "DateTimeFromParts", .min_args = 3, .max_args = 7, .scalar = DateTimeFromParts});
   registry.Add({.name = "DateTimePart", .min_args = 2, .max_args = 2, .scalar = DateTimePart});
+  registry.Add({.name = "IS_DATETIME", .min_args = 1, .max_args = 1, .scalar = IsDateTime});
   registry.Add({.name = "DateTimeToTicks", .min_args = 1, .max_args = 1, .scalar = DateTimeToTicks});
   registry.Add({.name = "DateTimeToTimestamp", .min_args = 1, .max_args = 1, .scalar = DateTimeToTimestamp});
   registry.Add({.name = "TicksToDateTime", .min_args = 1, .max_args = 1, .scalar = TicksToDateTime});
