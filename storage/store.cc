@@ -80,6 +80,9 @@ Transaction::Transaction(Transaction&& other) noexcept
       savepoint_open_(std::exchange(other.savepoint_open_, false)) {}
 
 Transaction::~Transaction() {
+  // A SELECT left mid-way would keep the connection's read snapshot open, and with it every WAL
+  // frame since: the WAL could then never be checkpointed and lookups in it slow down.
+  if (lock_.owns_lock()) connection_->ResetStatements();
   if (!savepoint_open_) return;
   RollBackSavepoint(*connection_);
   (void)store_->FinishWrite(lock_, group_);
@@ -88,6 +91,7 @@ Transaction::~Transaction() {
 Status Transaction::Commit() {
   if (!savepoint_open_) return Status();
   savepoint_open_ = false;
+  connection_->ResetStatements();  // no statement may hold a snapshot across the group's COMMIT
   Status released = connection_->Run("RELEASE write");
   if (!released.ok()) {
     RollBackSavepoint(*connection_);

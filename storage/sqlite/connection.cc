@@ -48,6 +48,8 @@ void Statement::Reset() {
   sqlite3_clear_bindings(stmt_);
 }
 
+void Statement::Rewind() { sqlite3_reset(stmt_); }
+
 int64_t Statement::ColumnInt(int column) const { return sqlite3_column_int64(stmt_, column); }
 
 std::string Statement::ColumnText(int column) const {
@@ -91,6 +93,10 @@ Status Connection::Execute(std::string_view sql) {
 Status Connection::Run(const std::string& sql) {
   COSMOS_ASSIGN_OR_RETURN(Statement * statement, Prepare(sql));
   return statement->Run();
+}
+
+void Connection::ResetStatements() {
+  for (auto& [sql, statement] : statements_) statement->Rewind();
 }
 
 Result<Statement*> Connection::Prepare(const std::string& sql) {

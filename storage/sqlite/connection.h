@@ -36,6 +36,8 @@ class Statement {
   Status Run();
   // Clears bindings and rewinds; called automatically by Connection::Prepare.
   void Reset();
+  // Rewinds without clearing bindings: ends the statement's read of the database.
+  void Rewind();
 
   int64_t ColumnInt(int column) const;
   std::string ColumnText(int column) const;
@@ -62,6 +64,8 @@ class Connection {
   Result<Statement*> Prepare(const std::string& sql);
 
   int64_t Changes() const;
+  // Rewinds every cached statement, so that none keeps a read snapshot (and the WAL) open.
+  void ResetStatements();
 
  private:
   explicit Connection(sqlite3* db) : db_(db) {}
