@@ -224,27 +224,6 @@ class Binder {
     return Status();
   }
 
-  static std::vector<std::string> OutputNames(const SelectQuery& q) {
-    std::vector<std::string> names;
-    int unnamed = 0;
-    for (const auto& item : q.items) {
-      const Expr& e = *item.expr;
-      if (!item.alias.empty()) {
-        names.push_back(item.alias);
-      } else if (e.kind == ExprKind::kProperty || e.kind == ExprKind::kIdentifier) {
-        names.push_back(e.name);
-      } else if (e.kind == ExprKind::kIndex && e.children[1]->kind == ExprKind::kLiteral &&
-                 e.children[1]->literal.is_string()) {
-        names.push_back(e.children[1]->literal.get<std::string>());
-      } else {
-        std::string name(1, '$');  // built in two steps: g++ 12 misreports "$" + string (-Wrestrict)
-        name += std::to_string(++unnamed);
-        names.push_back(std::move(name));
-      }
-    }
-    return names;
-  }
-
   // The position of `*` in `SELECT [DISTINCT] [TOP n] *`, for error locations.
   SourceSpan StarSpan(const SelectQuery& q) const {
     size_t from = static_cast<size_t>(q.span.start);
@@ -337,6 +316,27 @@ std::string PathText(const Expr& e) {
     }
     default: return "...";
   }
+}
+
+std::vector<std::string> OutputNames(const SelectQuery& q) {
+  std::vector<std::string> names;
+  int unnamed = 0;
+  for (const auto& item : q.items) {
+    const Expr& e = *item.expr;
+    if (!item.alias.empty()) {
+      names.push_back(item.alias);
+    } else if (e.kind == ExprKind::kProperty || e.kind == ExprKind::kIdentifier) {
+      names.push_back(e.name);
+    } else if (e.kind == ExprKind::kIndex && e.children[1]->kind == ExprKind::kLiteral &&
+               e.children[1]->literal.is_string()) {
+      names.push_back(e.children[1]->literal.get<std::string>());
+    } else {
+      std::string name(1, '$');  // built in two steps: g++ 12 misreports "$" + string (-Wrestrict)
+      name += std::to_string(++unnamed);
+      names.push_back(std::move(name));
+    }
+  }
+  return names;
 }
 
 Result<BoundQuery> Bind(std::shared_ptr<const SelectQuery> parsed, std::string_view text) {

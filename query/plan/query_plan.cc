@@ -4,6 +4,7 @@
 #include <optional>
 #include <utility>
 
+#include "query/binder.h"
 #include "query/plan/text_util.h"
 #include "query/query_error.h"
 
@@ -174,26 +175,6 @@ struct Counts {
 
 // ---- Select list -------------------------------------------------------------------------------
 
-// The property names a non-VALUE select list produces: the alias, the name of the last property
-// (c.a, c["a"], or the alias itself), or $1, $2… for the other items, numbered among themselves.
-std::vector<std::string> OutputNames(const SelectQuery& q) {
-  std::vector<std::string> names;
-  int unnamed = 0;
-  for (const SelectItem& item : q.items) {
-    const Expr& e = *item.expr;
-    if (!item.alias.empty()) {
-      names.push_back(item.alias);
-    } else if (e.kind == ExprKind::kProperty || e.kind == ExprKind::kIdentifier) {
-      names.push_back(e.name);
-    } else if (e.kind == ExprKind::kIndex && e.children[1]->kind == ExprKind::kLiteral &&
-               e.children[1]->literal.is_string()) {
-      names.push_back(e.children[1]->literal.get<std::string>());
-    } else {
-      names.push_back(Cat({"$", std::to_string(++unnamed)}));
-    }
-  }
-  return names;
-}
 
 // `SELECT *` as one value: the document, or every alias of the FROM clause when there are JOINs.
 std::string StarPayload(const SelectQuery& q) {
