@@ -137,20 +137,25 @@ Value ArraySlice(std::span<const Value> args, FunctionContext& ctx) {
   return Value::FromJson(std::move(result));
 }
 
+// The distinct elements of `source`, in its order, that are (keep_present) or are not in `reference`.
+Value FilterDistinct(const Value& source, const Value& reference, bool keep_present, FunctionContext& ctx) {
+  ++ctx.work;
+  if (!source.is_array() || !reference.is_array()) return Value();
+  ValueSet in_reference = ElementsOf(reference, ctx);
+  ValueSet seen;
+  Json result = Json::array();
+  for (size_t i = 0; i < source.size(); ++i) {
+    Value v = source.At(i);
+    if (in_reference.contains(v) == keep_present) AppendDistinct(v, seen, result);
+  }
+  ctx.work += source.size();
+  return Value::FromJson(std::move(result));
+}
+
 // SetIntersect keeps the order of the second array: documented, SetIntersect([1, 2, "A", "B"],
 // ["A", 1]) is ["A", 1].
 Value SetIntersect(std::span<const Value> args, FunctionContext& ctx) {
-  ++ctx.work;
-  if (!args[0].is_array() || !args[1].is_array()) return Value();
-  ValueSet in_first = ElementsOf(args[0], ctx);
-  ValueSet seen;
-  Json result = Json::array();
-  for (size_t i = 0; i < args[1].size(); ++i) {
-    Value v = args[1].At(i);
-    if (in_first.contains(v)) AppendDistinct(v, seen, result);
-  }
-  ctx.work += args[1].size();
-  return Value::FromJson(std::move(result));
+  return FilterDistinct(args[1], args[0], /*keep_present=*/true, ctx);
 }
 
 Value SetUnion(std::span<const Value> args, FunctionContext& ctx) {
@@ -167,17 +172,7 @@ Value SetUnion(std::span<const Value> args, FunctionContext& ctx) {
 
 // The distinct elements of the first array that the second lacks, in first-array order.
 Value SetDifference(std::span<const Value> args, FunctionContext& ctx) {
-  ++ctx.work;
-  if (!args[0].is_array() || !args[1].is_array()) return Value();
-  ValueSet in_second = ElementsOf(args[1], ctx);
-  ValueSet seen;
-  Json result = Json::array();
-  for (size_t i = 0; i < args[0].size(); ++i) {
-    Value v = args[0].At(i);
-    if (!in_second.contains(v)) AppendDistinct(v, seen, result);
-  }
-  ctx.work += args[0].size();
-  return Value::FromJson(std::move(result));
+  return FilterDistinct(args[0], args[1], /*keep_present=*/false, ctx);
 }
 
 // Equal as sets: same distinct elements, regardless of order and repetition.
