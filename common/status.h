@@ -24,6 +24,9 @@ enum class ErrorCode {
   kPreconditionFailed,     // If-Match did not match the current etag
   kRequestEntityTooLarge,  // a document or request over the size limit
   kUnsupportedMediaType,   // a content type the operation does not accept
+  kQueryNeedsClientPlan,   // a cross-partition query the gateway cannot serve alone (400/1004)
+  kLogicalPartitionFull,   // a write past the logical partition size cap (403/1014)
+  kPartitionKeyRangeGone,  // a request names a partition key range that was split (410/1002)
   kInternal,               // a bug or an I/O failure; logged with the activity id
 };
 
@@ -54,17 +57,32 @@ class [[nodiscard]] Status {
   static Status UnsupportedMediaType(std::string message) {
     return {ErrorCode::kUnsupportedMediaType, std::move(message)};
   }
+  // `plan` is the query plan JSON the SDK needs; it travels as the body's additionalErrorInfo.
+  static Status QueryNeedsClientPlan(std::string message, std::string plan) {
+    Status status{ErrorCode::kQueryNeedsClientPlan, std::move(message)};
+    status.additional_error_info_ = std::move(plan);
+    return status;
+  }
+  static Status LogicalPartitionFull(std::string message) {
+    return {ErrorCode::kLogicalPartitionFull, std::move(message)};
+  }
+  static Status PartitionKeyRangeGone(std::string message) {
+    return {ErrorCode::kPartitionKeyRangeGone, std::move(message)};
+  }
   static Status Internal(std::string message) { return {ErrorCode::kInternal, std::move(message)}; }
 
   bool ok() const { return code_ == ErrorCode::kOk; }
   ErrorCode code() const { return code_; }
   const std::string& message() const { return message_; }
+  // Extra machine-readable detail for the error body ("additionalErrorInfo"); usually empty.
+  const std::string& additional_error_info() const { return additional_error_info_; }
 
  private:
   Status(ErrorCode code, std::string message) : code_(code), message_(std::move(message)) {}
 
   ErrorCode code_ = ErrorCode::kOk;
   std::string message_;
+  std::string additional_error_info_;
 };
 
 }  // namespace cosmos

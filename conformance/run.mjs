@@ -119,7 +119,10 @@ async function main() {
       const tls = mode === "https";
       // HTTPS mode runs on a temp data directory, HTTP mode in memory: both stores get exercised.
       const dataDir = tls ? makeTempDir() : null;
-      const server = new ServerProcess({ tls, dataDir, inMemory: !tls });
+      // HTTPS mode also runs with four physical partitions per container, so that every SDK test
+      // goes through cross-partition routing; HTTP mode keeps one.
+      const extraArgs = tls ? ["--min-physical-partitions", "4"] : [];
+      const server = new ServerProcess({ tls, dataDir, inMemory: !tls, extraArgs });
       let up = false;
       try {
         await server.start();

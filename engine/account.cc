@@ -8,7 +8,9 @@
 #include "common/json_scan.h"
 #include "engine/container_cache.h"
 #include "engine/container_definition.h"
+#include "engine/effective_partition_key.h"
 #include "engine/partition_key.h"
+#include "engine/partitioning.h"
 #include "engine/request_charge.h"
 #include "engine/resource_id.h"
 #include "query/execution/executor.h"
@@ -223,10 +225,25 @@ Result<std::optional<DocumentRecord>> FindItem(Transaction& txn, const ResolvedC
       return std::optional<DocumentRecord>();
     }
     COSMOS_ASSIGN_OR_RETURN(auto found, txn.FindDocumentBySeq(container.container.seq, rid->document));
-    if (found && found->partition_key != partition_key.StorageKey()) found.reset();
+    if (found && found->partition_key != StoragePartitionKey(container.partition_key, partition_key)) found.reset();
     return found;
   }
-  return txn.FindDocument(container.container.seq, partition_key.StorageKey(), key.id.value);
+  return txn.FindDocument(container.container.seq, StoragePartitionKey(container.partition_key, partition_key),
+                          key.id.value);
+}
+
+// The service caps what one logical partition may hold (20 GB); a write that would pass the cap
+// fails and changes nothing, while reads and deletes keep working.
+Status CheckLogicalPartitionCap(Transaction& txn, const ResolvedContainer& container,
+                                const std::string& partition_key, size_t new_bytes, size_t old_bytes,
+                                int64_t cap_bytes) {
+  COSMOS_ASSIGN_OR_RETURN(auto size, txn.GetLogicalPartitionSize(container.container.seq, partition_key));
+  int64_t after = size.total_bytes + static_cast<int64_t>(new_bytes) - static_cast<int64_t>(old_bytes);
+  if (after <= cap_bytes || new_bytes <= old_bytes) return Status();
+  constexpr double kBytesPerGb = 1024.0 * 1024.0 * 1024.0;
+  char cap_text[32];
+  std::snprintf(cap_text, sizeof cap_text, "%.6g", static_cast<double>(cap_bytes) / kBytesPerGb);
+  return Status::LogicalPartitionFull(std::string("Partition key reached maximum size of ") + cap_text + " GB");
 }
 
 int64_t PageSize(int64_t max_item_count) {
@@ -280,8 +297,9 @@ std::string FeedBody(const std::string& owner_rid, const char* key,
 
 }  // namespace
 
-Account::Account(std::unique_ptr<storage::Store> store)
+Account::Account(std::unique_ptr<storage::Store> store, AccountOptions options)
     : store_(std::move(store)),
+      options_(options),
       etag_counter_(static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::microseconds>(
                                               std::chrono::system_clock::now().time_since_epoch())
                                               .count())) {}
@@ -321,6 +339,8 @@ Result<std::shared_ptr<const ResolvedContainer>> Account::FindContainer(Transact
   COSMOS_ASSIGN_OR_RETURN(resolved->partition_key,
                           PartitionKeyDefinition::Parse(resolved->properties["partitionKey"]));
   resolved->unique_keys = UniqueKeyPolicy::FromDefinition(resolved->properties);
+  COSMOS_ASSIGN_OR_RETURN(auto ranges, txn.ListPartitionKeyRanges(found->seq));
+  resolved->routing = RoutingMap(std::move(ranges));
   resolved->database_rid = ResourceId::ForDatabase(database.seq);
   resolved->container_rid = ResourceId::ForContainer(database.seq, found->seq);
   resolved->lsn = found->lsn;
@@ -408,11 +428,14 @@ Result<ResourceResponse> Account::DeleteDatabase(const ResourceName& database,
 
 // ---- Containers --------------------------------------------------------------------------
 
-Result<ResourceResponse> Account::CreateContainer(const ResourceName& database,
-                                                  const std::string& body) {
+Result<ResourceResponse> Account::CreateContainer(const ResourceName& database, const std::string& body,
+                                                  const ContainerThroughput& throughput) {
   COSMOS_ASSIGN_OR_RETURN(auto definition, ParseObject(body, "container definition"));
   COSMOS_RETURN_IF_ERROR(ValidateResourceId(definition));
   COSMOS_ASSIGN_OR_RETURN(auto normalized, NormalizeContainerDefinition(definition));
+  COSMOS_ASSIGN_OR_RETURN(auto partition_key, PartitionKeyDefinition::Parse(normalized["partitionKey"]));
+  int range_count = InitialRangeCount(std::max(throughput.manual, throughput.autoscale_max),
+                                      options_.min_physical_partitions);
   COSMOS_ASSIGN_OR_RETURN(auto txn, store_->BeginWrite());
   COSMOS_ASSIGN_OR_RETURN(auto owner, FindDatabase(txn, database, /*as_owner=*/true));
   ContainerRecord record;
@@ -435,6 +458,9 @@ Result<ResourceResponse> Account::CreateContainer(const ResourceName& database,
   Status inserted = txn.InsertContainer(record);
   if (inserted.code() == ErrorCode::kConflict) return Status::Conflict(kIdExistsMessage);
   COSMOS_RETURN_IF_ERROR(inserted);
+  for (const auto& range : InitialRanges(partition_key, range_count)) {
+    COSMOS_RETURN_IF_ERROR(txn.InsertPartitionKeyRange(record.seq, range));
+  }
   COSMOS_RETURN_IF_ERROR(txn.Commit());
   ResourceResponse response;
   response.body = std::move(record.body);
@@ -560,7 +586,7 @@ Result<ResourceResponse> Account::WriteItem(const ItemWrite& write, WriteMode mo
   if (!(header_key == document_key)) {
     return Status::PartitionKeyMismatch(kPartitionKeyMismatchMessage);
   }
-  std::string partition_key = document_key.StorageKey();
+  std::string partition_key = StoragePartitionKey(container->partition_key, document_key);
 
   std::optional<DocumentRecord> existing;
   if (mode == WriteMode::kReplace) {
@@ -595,6 +621,9 @@ Result<ResourceResponse> Account::WriteItem(const ItemWrite& write, WriteMode mo
   system.etag = record.etag;
   system.ts = NowSeconds();
   record.body = DocumentText(write.body, compact, document, system);
+  COSMOS_RETURN_IF_ERROR(CheckLogicalPartitionCap(txn, *container, partition_key, record.body.size(),
+                                                  existing ? existing->body.size() : 0,
+                                                  options_.logical_partition_cap_bytes));
 
   if (existing) {
     COSMOS_RETURN_IF_ERROR(txn.UpdateDocument(container->container.seq, record));
@@ -673,14 +702,11 @@ Result<FeedResponse> Account::ReadItemFeed(const ContainerAddress& address, cons
 
   COSMOS_ASSIGN_OR_RETURN(auto txn, store_->BeginRead());
   COSMOS_ASSIGN_OR_RETURN(auto container, FindContainer(txn, address, /*as_owner=*/true));
-  std::optional<std::string> partition_key;
-  if (options.partition_key_header && !options.partition_key_header->empty()) {
-    COSMOS_ASSIGN_OR_RETURN(auto value, PartitionKeyValue::FromHeader(container->partition_key,
-                                                                      *options.partition_key_header));
-    partition_key = value.StorageKey();
-  }
+  COSMOS_ASSIGN_OR_RETURN(auto scope, ResolveScope(container->partition_key, container->routing,
+                                                   {options.partition_key_header, options.partition_key_range_id,
+                                                    std::nullopt, std::nullopt}));
   // One row more than the page tells whether another page follows.
-  COSMOS_ASSIGN_OR_RETURN(auto rows, txn.ListDocuments(container->container.seq, partition_key,
+  COSMOS_ASSIGN_OR_RETURN(auto rows, txn.ListDocuments(container->container.seq, scope.documents,
                                                        after, page_items + 1));
   std::vector<std::string> bodies;
   size_t bytes = 0;
@@ -711,25 +737,28 @@ Result<FeedResponse> Account::ReadItemFeed(const ContainerAddress& address, cons
 namespace cosmos::engine {
 namespace {
 
-// Streams a container's documents (or one logical partition's) in (partition key, id) order,
+// Streams the documents of scopes (a container, a physical partition, logical partitions; in key
+// order, disjoint) in (partition key, id) order,
 // reading a batch at a time inside the caller's read transaction.
 class StoredDocumentSource : public query::DocumentSource {
  public:
   // `properties`: the only top-level properties the query reads, or nullopt for whole documents.
-  StoredDocumentSource(storage::Transaction& txn, int64_t container_seq, std::optional<std::string> partition_key,
-                       std::optional<storage::DocumentPosition> start,
+  StoredDocumentSource(storage::Transaction& txn, int64_t container_seq,
+                       const std::vector<storage::DocumentScope>& scopes, std::optional<storage::DocumentPosition> start,
                        const std::optional<std::vector<std::string>>& properties)
-      : txn_(txn), container_seq_(container_seq), partition_key_(std::move(partition_key)), next_(std::move(start)),
+      : txn_(txn), container_seq_(container_seq), scopes_(scopes), next_(std::move(start)),
         include_next_(next_.has_value()), properties_(properties) {}
 
   Result<bool> Next(query::SourceDocument& doc) override {
-    if (index_ == batch_.size()) {
-      if (exhausted_) return false;
-      COSMOS_ASSIGN_OR_RETURN(batch_, txn_.ListDocuments(container_seq_, partition_key_, next_, kBatch, include_next_));
+    while (index_ == batch_.size()) {
+      if (scope_index_ == scopes_.size()) return false;
+      // The cursor carries over from scope to scope: keys only grow, so it filters nothing later.
+      COSMOS_ASSIGN_OR_RETURN(batch_, txn_.ListDocuments(container_seq_, scopes_[scope_index_], next_, kBatch,
+                                                         include_next_));
       index_ = 0;
+      if (batch_.size() < static_cast<size_t>(kBatch)) ++scope_index_;
+      if (batch_.empty()) continue;
       include_next_ = false;
-      exhausted_ = batch_.size() < static_cast<size_t>(kBatch);
-      if (batch_.empty()) return false;
       next_ = storage::DocumentPosition{batch_.back().partition_key, batch_.back().id};
     }
     storage::DocumentRecord& record = batch_[index_++];
@@ -746,11 +775,11 @@ class StoredDocumentSource : public query::DocumentSource {
   static constexpr int64_t kBatch = 256;
   storage::Transaction& txn_;
   int64_t container_seq_;
-  std::optional<std::string> partition_key_;
+  const std::vector<storage::DocumentScope>& scopes_;
+  size_t scope_index_ = 0;
   std::optional<storage::DocumentPosition> next_;
   bool include_next_;
   const std::optional<std::vector<std::string>>& properties_;
-  bool exhausted_ = false;
   std::vector<storage::DocumentRecord> batch_;
   size_t index_ = 0;
 };
@@ -876,22 +905,139 @@ Result<QueryResponse> Account::QueryContainers(const ResourceName& database, con
   return QueryResources(request, std::move(bodies), "DocumentCollections", owner_rid);
 }
 
-Result<std::string> Account::QueryPlan(const QueryRequest& request,
-                                       const std::optional<std::string>& supported_features) {
-  COSMOS_ASSIGN_OR_RETURN(auto body, ParseQueryBody(request.body));
-  COSMOS_ASSIGN_OR_RETURN(auto prepared, prepared_queries_.Prepare(body.text));
+namespace {
+
+constexpr char kCrossPartitionDisabledMessage[] =
+    "Cross partition query is required but disabled. Please set x-ms-documentdb-query-enablecrosspartition to "
+    "true, specify x-ms-documentdb-partitionkey, or revise your query to avoid this exception.";
+constexpr char kNeedsClientPlanMessage[] =
+    "The provided cross partition query can not be directly served by the gateway. This is a first chance "
+    "(internal) exception that all newer clients will know how to handle gracefully. This exception is traced, "
+    "but unless you see it bubble up as an exception (which only happens on older SDK clients), then you can "
+    "safely ignore this message.";
+
+PartitionKeyValue FromQueryTarget(const query::PartitionKeyValue& target) {
+  PartitionKeyValue value;
+  for (const query::PartitionKeyComponent& component : target) {
+    value.components.push_back(PartitionKeyComponent{component.undefined, component.value});
+  }
+  return value;
+}
+
+// Narrows a scope to the logical partitions a query's filter pins the partition key to, as an
+// index on the partition key would: returns them in key order (those inside the scope), or
+// nullopt when the filter leaves every value possible.
+std::optional<std::vector<storage::DocumentScope>> PinnedPartitions(const ResolvedContainer& container,
+                                                                    const query::BoundQuery& prepared,
+                                                                    const Json& parameters,
+                                                                    const storage::DocumentScope& scope,
+                                                                    std::vector<int64_t>& range_ids) {
+  query::PartitionKeyTargets targets =
+      query::FindPartitionKeyTargets(prepared.root(), parameters, container.partition_key.paths);
+  if (targets.kind != query::PartitionKeyTargets::Kind::kPoints) return std::nullopt;
+  std::vector<std::string> keys;
+  std::vector<int64_t> ranges;
+  for (const query::PartitionKeyValue& target : targets.points) {
+    PartitionKeyValue value = FromQueryTarget(target);
+    std::string epk = EffectivePartitionKey(container.partition_key, value);
+    if (epk < scope.min_key || (scope.max_key && epk >= *scope.max_key)) continue;
+    keys.push_back(StoragePartitionKey(container.partition_key, value));
+    if (const RoutingMap::Range* range = container.routing.RangeOf(epk)) ranges.push_back(range->id);
+  }
+  std::sort(keys.begin(), keys.end());
+  keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
+  std::sort(ranges.begin(), ranges.end());
+  ranges.erase(std::unique(ranges.begin(), ranges.end()), ranges.end());
+  range_ids = std::move(ranges);
+  std::vector<storage::DocumentScope> scopes;
+  for (std::string& key : keys) scopes.push_back(storage::DocumentScope::Partition(std::move(key)));
+  return scopes;
+}
+
+// The effective-partition-key ranges of the partition-key values a query can reach: the whole
+// space, nothing, or one point per value, in effective-key order.
+Json EffectiveRangesOf(const PartitionKeyDefinition& definition, const query::PartitionKeyTargets& targets) {
+  auto point = [](const std::string& epk) {
+    return Json{{"min", epk}, {"max", epk}, {"isMinInclusive", true}, {"isMaxInclusive", true}};
+  };
+  switch (targets.kind) {
+    case query::PartitionKeyTargets::Kind::kAll: return query::EffectiveQueryRanges(targets);
+    case query::PartitionKeyTargets::Kind::kNone: return Json::array({point("")});
+    case query::PartitionKeyTargets::Kind::kPoints: break;
+  }
+  std::vector<std::string> epks;
+  for (const query::PartitionKeyValue& target : targets.points) {
+    epks.push_back(EffectivePartitionKey(definition, FromQueryTarget(target)));
+  }
+  std::sort(epks.begin(), epks.end());
+  epks.erase(std::unique(epks.begin(), epks.end()), epks.end());
+  Json ranges = Json::array();
+  for (const std::string& epk : epks) ranges.push_back(point(epk));
+  return ranges;
+}
+
+// Physical partitions a plan's queryRanges reach.
+std::vector<int64_t> RangesReached(const RoutingMap& routing, const Json& query_ranges) {
+  std::vector<int64_t> ids;
+  for (const Json& range : query_ranges) {
+    std::string min = range["min"].get<std::string>();
+    std::string max = range["max"].get<std::string>();
+    // An inclusive end: the smallest string above `max` is max + '\0'.
+    if (range["isMaxInclusive"].get<bool>()) max += '\0';
+    for (const RoutingMap::Range* found : routing.Overlapping(min, max)) ids.push_back(found->id);
+  }
+  std::sort(ids.begin(), ids.end());
+  ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+  return ids;
+}
+
+// Whether the SDK must run the query itself across partitions (merge-sort, aggregate, group,
+// de-duplicate, skip/take), as opposed to concatenating what each partition returns.
+bool NeedsClientPipeline(const Json& query_info) {
+  return query_info["distinctType"] != "None" || !query_info["top"].is_null() || !query_info["offset"].is_null() ||
+         !query_info["limit"].is_null() || !query_info["orderBy"].empty() || !query_info["aggregates"].empty() ||
+         !query_info["groupByExpressions"].empty() || !query_info["groupByAliasToAggregateType"].empty() ||
+         !query_info["dCountInfo"].is_null() || query_info["hasNonStreamingOrderBy"] == true ||
+         query_info["rewrittenQuery"] != "";
+}
+
+}  // namespace
+
+Result<Json> Account::PlanQuery(const ResolvedContainer& container, const query::BoundQuery& prepared,
+                                const Json& parameters, const std::optional<std::string>& supported_features) {
   query::QueryPlanOptions options;
   if (supported_features) options.supported_features = query::QueryFeatureSet::Parse(*supported_features);
-  {
-    COSMOS_ASSIGN_OR_RETURN(auto txn, store_->BeginRead());
-    COSMOS_ASSIGN_OR_RETURN(auto container, FindContainer(txn, request.container, /*as_owner=*/true));
-    options.partition_key_paths = container->partition_key.paths;
-    if (container->properties.contains("vectorEmbeddingPolicy")) {
-      options.vector_embedding_policy = container->properties["vectorEmbeddingPolicy"];
-    }
+  options.partition_key_paths = container.partition_key.paths;
+  if (container.properties.contains("vectorEmbeddingPolicy")) {
+    options.vector_embedding_policy = container.properties["vectorEmbeddingPolicy"];
   }
-  COSMOS_ASSIGN_OR_RETURN(auto plan, query::BuildQueryPlan(prepared->root(), body.parameters, options));
-  return plan.dump();
+  const PartitionKeyDefinition& definition = container.partition_key;
+  options.query_ranges = [&definition](const query::PartitionKeyTargets& targets) {
+    return EffectiveRangesOf(definition, targets);
+  };
+  return query::BuildQueryPlan(prepared.root(), parameters, options);
+}
+
+Result<QueryPlanResponse> Account::QueryPlan(const QueryRequest& request,
+                                             const std::optional<std::string>& supported_features) {
+  COSMOS_ASSIGN_OR_RETURN(auto body, ParseQueryBody(request.body));
+  COSMOS_ASSIGN_OR_RETURN(auto prepared, prepared_queries_.Prepare(body.text));
+  COSMOS_ASSIGN_OR_RETURN(auto txn, store_->BeginRead());
+  COSMOS_ASSIGN_OR_RETURN(auto container, FindContainer(txn, request.container, /*as_owner=*/true));
+  COSMOS_ASSIGN_OR_RETURN(auto plan, PlanQuery(*container, *prepared, body.parameters, supported_features));
+  QueryPlanResponse response;
+  response.range_ids = RangesReached(container->routing, plan["queryRanges"]);
+  response.by_partition_key = plan["queryRanges"] != query::EffectiveQueryRanges({});
+  response.body = plan.dump();
+  QueryLogEntry entry;
+  entry.correlation_id = request.correlation_id;
+  entry.container = container->OwnerPath();
+  entry.text = body.text;
+  entry.range_ids = response.range_ids;
+  entry.by_partition_key = response.by_partition_key;
+  entry.plan_request = true;
+  query_log_.Record(entry);
+  return response;
 }
 
 Result<QueryResponse> Account::QueryItems(const QueryRequest& request) {
@@ -901,19 +1047,29 @@ Result<QueryResponse> Account::QueryItems(const QueryRequest& request) {
 
   COSMOS_ASSIGN_OR_RETURN(auto txn, store_->BeginRead());
   COSMOS_ASSIGN_OR_RETURN(auto container, FindContainer(txn, request.container, /*as_owner=*/true));
-  std::optional<std::string> partition_key;
-  if (request.partition_key_header && !request.partition_key_header->empty()) {
-    COSMOS_ASSIGN_OR_RETURN(auto value, PartitionKeyValue::FromHeader(container->partition_key,
-                                                                      *request.partition_key_header));
-    partition_key = value.StorageKey();
-  }
-  // Every container has one physical partition for now, so no query needs to fan out and
-  // x-ms-documentdb-query-enablecrosspartition is never required yet.
-  if (request.partition_key_range_id && *request.partition_key_range_id != "0" &&
-      request.partition_key_range_id->find(",0") == std::string::npos) {
-    return Status::NotFound("The partition key range '" + *request.partition_key_range_id + "' does not exist.");
+  COSMOS_ASSIGN_OR_RETURN(auto scope, ResolveScope(container->partition_key, container->routing,
+                                                   {request.partition_key_header, request.partition_key_range_id,
+                                                    request.start_epk, request.end_epk}));
+  // A query with neither a partition key nor a range on a container of several physical
+  // partitions is cross-partition: the gateway serves it only when the pages of each partition
+  // can simply follow one another; anything else goes back to the SDK with the query plan.
+  if (!scope.by_partition_key && !scope.by_range_id && container->routing.online_count() > 1) {
+    if (!request.enable_cross_partition) return Status::BadRequest(kCrossPartitionDisabledMessage);
+    COSMOS_ASSIGN_OR_RETURN(auto plan, PlanQuery(*container, *prepared, body.parameters, std::nullopt));
+    if (NeedsClientPipeline(plan["queryInfo"])) {
+      return Status::QueryNeedsClientPlan(kNeedsClientPlanMessage, plan.dump());
+    }
   }
 
+  std::vector<storage::DocumentScope> scopes = {scope.documents};
+  if (!scope.by_partition_key) {
+    std::vector<int64_t> pinned_ranges;
+    if (auto pinned = PinnedPartitions(*container, *prepared, body.parameters, scope.documents, pinned_ranges)) {
+      scopes = std::move(*pinned);
+      scope.range_ids = std::move(pinned_ranges);
+      scope.by_partition_key = true;
+    }
+  }
   query::OpenSource open_source = [&](const Json* start) -> Result<std::unique_ptr<query::DocumentSource>> {
     std::optional<storage::DocumentPosition> start_position;
     if (start != nullptr) {
@@ -922,9 +1078,8 @@ Result<QueryResponse> Account::QueryItems(const QueryRequest& request) {
       }
       start_position = storage::DocumentPosition{(*start)[0].get<std::string>(), (*start)[1].get<std::string>()};
     }
-    return std::unique_ptr<query::DocumentSource>(
-        new StoredDocumentSource(txn, container->container.seq, partition_key, std::move(start_position),
-                                 prepared->document_properties()));
+    return std::unique_ptr<query::DocumentSource>(new StoredDocumentSource(
+        txn, container->container.seq, scopes, std::move(start_position), prepared->document_properties()));
   };
   COSMOS_ASSIGN_OR_RETURN(auto page,
                           query::ExecutePage(*prepared, body.parameters, open_source, PageRequestOf(request)));
@@ -933,8 +1088,141 @@ Result<QueryResponse> Account::QueryItems(const QueryRequest& request) {
   response.lsn = container->lsn;
   response.owner_path = container->OwnerPath();
   response.owner_rid = container->container_rid;
+  response.fan_out.range_ids = scope.range_ids;
+  response.fan_out.by_partition_key = scope.by_partition_key;
+  response.fan_out.documents_scanned = static_cast<int64_t>(page.stats.documents_loaded);
+  response.fan_out.documents_returned = static_cast<int64_t>(page.rows.size());
+  if (scope.by_range_id && !scope.range_ids.empty()) response.served_range_id = scope.range_ids.front();
   FillQueryResponse(response, page, request, started);
+  QueryLogEntry entry;
+  entry.correlation_id = request.correlation_id;
+  entry.container = container->OwnerPath();
+  entry.text = body.text;
+  entry.request_charge = response.request_charge;
+  entry.range_ids = scope.range_ids;
+  entry.by_partition_key = scope.by_partition_key;
+  entry.documents_scanned = response.fan_out.documents_scanned;
+  entry.documents_returned = response.fan_out.documents_returned;
+  query_log_.Record(entry);
   return response;
+}
+
+// ---- Partition key ranges ----------------------------------------------------------------
+
+namespace {
+
+std::string RangesEtag(int64_t version) {
+  std::string etag = "\"";  // built in steps: g++ 12 misreports "lit" + string under -Werror=restrict
+  etag += std::to_string(version);
+  etag += '"';
+  return etag;
+}
+
+// The ranges feed as the service writes it. `since_version` > 0 lists only the ranges created
+// after that version (the incremental feed), the ranges they replaced included.
+PartitionKeyRangesResponse RangesFeed(const ResolvedContainer& container, int64_t since_version) {
+  const RoutingMap& routing = container.routing;
+  Json ranges = Json::array();
+  double fraction = routing.online_count() == 0 ? 1.0 : 1.0 / static_cast<double>(routing.online_count());
+  for (const RoutingMap::Range& range : routing.all()) {
+    if (range.gone || range.version <= since_version) continue;
+    std::string rid = ResourceId::ForPartitionKeyRange(container.database.seq, container.container.seq, range.id);
+    Json parents = Json::parse(range.parents, nullptr, /*allow_exceptions=*/false);
+    ranges.push_back(Json{{"_rid", rid},
+                          {"id", std::to_string(range.id)},
+                          {"_etag", RangesEtag(range.version)},
+                          {"minInclusive", range.min_inclusive},
+                          {"maxExclusive", range.max_exclusive},
+                          {"ridPrefix", range.id},
+                          {"_self", ContainerSelf(container.database_rid, container.container_rid) + "pkranges/" + rid + "/"},
+                          {"throughputFraction", fraction},
+                          {"status", "online"},
+                          {"parents", parents.is_array() ? parents : Json::array()},
+                          {"_ts", container.properties["_ts"]},
+                          {"lsn", container.lsn}});
+  }
+  PartitionKeyRangesResponse response;
+  response.count = static_cast<int64_t>(ranges.size());
+  response.body = Json{{"_rid", container.container_rid}, {"PartitionKeyRanges", std::move(ranges)},
+                       {"_count", response.count}}.dump();
+  response.etag = RangesEtag(routing.version());
+  response.owner_path = container.OwnerPath();
+  response.owner_rid = container.container_rid;
+  return response;
+}
+
+}  // namespace
+
+Result<PartitionKeyRangesResponse> Account::ReadPartitionKeyRanges(const ContainerAddress& address,
+                                                                   const std::optional<std::string>& if_none_match,
+                                                                   bool incremental) {
+  COSMOS_ASSIGN_OR_RETURN(auto txn, store_->BeginRead());
+  COSMOS_ASSIGN_OR_RETURN(auto container, FindContainer(txn, address, /*as_owner=*/true));
+  int64_t since_version = 0;
+  if (incremental && if_none_match) {
+    std::string text = *if_none_match;
+    if (text.size() >= 2 && text.front() == '"' && text.back() == '"') text = text.substr(1, text.size() - 2);
+    auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), since_version);
+    if (error != std::errc() || end != text.data() + text.size()) since_version = 0;  // unknown: send all
+  }
+  if (since_version >= container->routing.version()) {
+    PartitionKeyRangesResponse response;
+    response.not_modified = true;
+    response.etag = RangesEtag(container->routing.version());
+    response.owner_path = container->OwnerPath();
+    response.owner_rid = container->container_rid;
+    return response;
+  }
+  return RangesFeed(*container, since_version);
+}
+
+Result<PartitionKeyRangesResponse> Account::SplitPartitionKeyRange(const ContainerAddress& address, int64_t range_id) {
+  COSMOS_ASSIGN_OR_RETURN(auto txn, store_->BeginWrite());
+  COSMOS_ASSIGN_OR_RETURN(auto container, FindContainer(txn, address, /*as_owner=*/false));
+  const RoutingMap::Range* range = container->routing.FindById(range_id);
+  if (range == nullptr || range->gone) {
+    return Status::NotFound("The partition key range " + std::to_string(range_id) + " is not an online range.");
+  }
+  COSMOS_ASSIGN_OR_RETURN(auto children, SplitRange(container->partition_key, container->routing, *range));
+  COSMOS_RETURN_IF_ERROR(txn.MarkPartitionKeyRangeGone(container->container.seq, range_id));
+  for (const auto& child : children) {
+    COSMOS_RETURN_IF_ERROR(txn.InsertPartitionKeyRange(container->container.seq, child));
+  }
+  containers_.Clear();
+  COSMOS_ASSIGN_OR_RETURN(auto updated, FindContainer(txn, address, /*as_owner=*/false));
+  COSMOS_RETURN_IF_ERROR(txn.Commit());
+  return RangesFeed(*updated, 0);
+}
+
+// ---- Data file upgrade ---------------------------------------------------------------------
+
+Status Account::UpgradeDataFile() {
+  if (store_->opened_schema_version() != 1) return Status();
+  COSMOS_ASSIGN_OR_RETURN(auto txn, store_->BeginWrite());
+  COSMOS_ASSIGN_OR_RETURN(auto databases, txn.ListDatabases());
+  for (const auto& database : databases) {
+    COSMOS_ASSIGN_OR_RETURN(auto containers, txn.ListContainers(database.seq));
+    for (const auto& container : containers) {
+      Json properties = Json::parse(container.body);
+      COSMOS_ASSIGN_OR_RETURN(auto definition, PartitionKeyDefinition::Parse(properties["partitionKey"]));
+      for (const auto& range : InitialRanges(definition, InitialRangeCount(0, options_.min_physical_partitions))) {
+        COSMOS_RETURN_IF_ERROR(txn.InsertPartitionKeyRange(container.seq, range));
+      }
+      // Rekey in sequence order: a rekeyed document moves within the key order being listed.
+      int64_t after_seq = 0;
+      for (;;) {
+        COSMOS_ASSIGN_OR_RETURN(auto next, txn.FindNextDocumentBySeq(container.seq, after_seq));
+        if (!next) break;
+        after_seq = next->seq;
+        Json document = Json::parse(next->body);
+        std::string key = StoragePartitionKey(definition, PartitionKeyValue::FromDocument(definition, document));
+        COSMOS_RETURN_IF_ERROR(txn.RekeyDocument(container.seq, next->seq, key));
+      }
+    }
+  }
+  COSMOS_RETURN_IF_ERROR(txn.FinishRekeying());
+  containers_.Clear();
+  return txn.Commit();
 }
 
 }  // namespace cosmos::engine

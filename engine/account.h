@@ -11,9 +11,11 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "common/result.h"
 #include "engine/container_cache.h"
+#include "engine/query_log.h"
 #include "query/query_cache.h"
 #include "storage/store.h"
 
@@ -76,6 +78,14 @@ struct FeedOptions {
   int64_t max_item_count = 0;                // 0: the default page (100); -1: the server chooses
   std::optional<std::string> continuation;   // from the previous page
   std::optional<std::string> partition_key_header;  // restricts a document feed to one partition
+  std::optional<std::string> partition_key_range_id;  // ... or to one physical partition
+};
+
+// Throughput asked for when a container is created (x-ms-offer-throughput, or the
+// maxThroughput of x-ms-cosmos-offer-autopilot-settings). It decides the physical partitions.
+struct ContainerThroughput {
+  int64_t manual = 0;            // RU/s; 0: not given
+  int64_t autoscale_max = 0;     // RU/s; 0: not autoscale
 };
 
 // A query on the documents of a container (POST .../docs with x-ms-documentdb-isquery).
@@ -85,14 +95,51 @@ struct QueryRequest {
   std::optional<std::string> partition_key_header;  // single-partition query
   bool enable_cross_partition = false;              // x-ms-documentdb-query-enablecrosspartition
   std::optional<std::string> partition_key_range_id;  // x-ms-documentdb-partitionkeyrangeid
+  std::optional<std::string> start_epk;             // x-ms-start-epk: part of the range only
+  std::optional<std::string> end_epk;               // x-ms-end-epk
   int64_t max_item_count = 0;                 // 0: the default page (100); -1: the server chooses
   std::optional<std::string> continuation;    // from the previous page
   bool populate_query_metrics = false;        // x-ms-documentdb-populatequerymetrics
+  std::string correlation_id;                 // x-ms-cosmos-correlated-activityid: one SDK query
 };
 
 // One page of query results: FeedResponse's body is {"_rid":..., "Documents":[...], "_count":N}.
+// How far a query page reached: the fan-out a workshop wants to see.
+struct QueryFanOut {
+  std::vector<int64_t> range_ids;   // physical partitions the query reaches
+  int64_t documents_scanned = 0;
+  int64_t documents_returned = 0;
+  bool by_partition_key = false;    // the partition key narrowed it (header or WHERE)
+};
+
 struct QueryResponse : FeedResponse {
   std::string query_metrics;  // x-ms-documentdb-query-metrics, when requested
+  QueryFanOut fan_out;
+  std::optional<int64_t> served_range_id;  // the range a per-range request named
+};
+
+// A query plan (x-ms-cosmos-is-query-plan-request) and the physical partitions it reaches.
+struct QueryPlanResponse {
+  std::string body;               // the PartitionedQueryExecutionInfo JSON
+  std::vector<int64_t> range_ids; // ranges overlapping its queryRanges
+  bool by_partition_key = false;  // a partition-key filter narrowed its queryRanges
+};
+
+// The partition key ranges feed (GET .../pkranges).
+struct PartitionKeyRangesResponse {
+  std::string body;          // {"_rid":..., "PartitionKeyRanges":[...], "_count":N}
+  int64_t count = 0;
+  std::string etag;          // the range-set version, quoted
+  bool not_modified = false; // the client's If-None-Match is current
+  std::string owner_path;
+  std::string owner_rid;
+};
+
+struct AccountOptions {
+  // Every container gets at least this many physical partitions (--min-physical-partitions).
+  int min_physical_partitions = 1;
+  // Bytes one logical partition may hold (--logical-partition-cap); the service's is 20 GB.
+  int64_t logical_partition_cap_bytes = int64_t{20} * 1024 * 1024 * 1024;
 };
 
 // Limits from the service documentation.
@@ -102,7 +149,11 @@ inline constexpr size_t kMaxResourceNameChars = 255;
 
 class Account {
  public:
-  explicit Account(std::unique_ptr<storage::Store> store);
+  explicit Account(std::unique_ptr<storage::Store> store, AccountOptions options = {});
+
+  // Brings a data file written by an older cosmolite up to date (documents keyed by effective
+  // partition key, ranges for every container). Call once, before serving.
+  Status UpgradeDataFile();
 
   // Databases. Create returns kConflict if the id exists; the others kNotFound if missing.
   Result<ResourceResponse> CreateDatabase(const std::string& body);
@@ -113,7 +164,8 @@ class Account {
 
   // Containers. kOwnerResourceNotFound when the database is missing; kBadRequest for an
   // invalid definition or a replace that changes the partition key or unique keys.
-  Result<ResourceResponse> CreateContainer(const ResourceName& database, const std::string& body);
+  Result<ResourceResponse> CreateContainer(const ResourceName& database, const std::string& body,
+                                           const ContainerThroughput& throughput = {});
   Result<ResourceResponse> ReadContainer(const ContainerAddress& container);
   Result<FeedResponse> ListContainers(const ResourceName& database, const FeedOptions& options);
   // Replace and delete return kPreconditionFailed when If-Match is stale.
@@ -136,13 +188,26 @@ class Account {
   // message), for a malformed continuation, and for a cross-partition query without
   // enable_cross_partition.
   Result<QueryResponse> QueryItems(const QueryRequest& request);
+  // The container's partition key ranges. With `incremental` (A-IM: Incremental feed) and an
+  // If-None-Match equal to the current version, answers not_modified; with an older version,
+  // only the ranges created since.
+  Result<PartitionKeyRangesResponse> ReadPartitionKeyRanges(const ContainerAddress& container,
+                                                            const std::optional<std::string>& if_none_match,
+                                                            bool incremental);
+  // Splits one online range in two (an admin operation: workshops and split tests). Returns the
+  // ranges feed after the split.
+  Result<PartitionKeyRangesResponse> SplitPartitionKeyRange(const ContainerAddress& container, int64_t range_id);
+
   // The SDK's query plan (x-ms-cosmos-is-query-plan-request) as JSON text; `supported_features`
   // is the raw x-ms-cosmos-supported-query-features header (nullopt: everything).
-  Result<std::string> QueryPlan(const QueryRequest& request, const std::optional<std::string>& supported_features);
+  Result<QueryPlanResponse> QueryPlan(const QueryRequest& request,
+                                      const std::optional<std::string>& supported_features);
   // Queries over the database feed and a database's container feed, as the SDKs send them
   // (SELECT * FROM root r WHERE r.id = @id). request.container is not used.
   Result<QueryResponse> QueryDatabases(const QueryRequest& request);
   Result<QueryResponse> QueryContainers(const ResourceName& database, const QueryRequest& request);
+  // Recent item queries with their cost summed over all their requests (GET /_cosmolite/queries).
+  const QueryLog& query_log() const { return query_log_; }
 
  private:
   enum class WriteMode { kCreate, kUpsert, kReplace };
@@ -154,13 +219,17 @@ class Account {
                                                                  const ContainerAddress& address,
                                                                  bool as_owner);
   std::string NewEtag();
+  Result<Json> PlanQuery(const ResolvedContainer& container, const query::BoundQuery& prepared,
+                         const Json& parameters, const std::optional<std::string>& supported_features);
   // Runs a query page over resource bodies listed in sequence order (databases, containers).
   Result<QueryResponse> QueryResources(const QueryRequest& request, std::vector<std::pair<int64_t, std::string>> bodies,
                                        const char* feed_key, const std::string& owner_rid);
 
   std::unique_ptr<storage::Store> store_;
+  const AccountOptions options_;
   ContainerCache containers_;
   query::PreparedQueryCache prepared_queries_;
+  QueryLog query_log_;
   std::atomic<uint64_t> etag_counter_;  // seeded from the clock so etags stay new across restarts
 };
 

@@ -12,6 +12,7 @@
 #include "common/json.h"
 #include "engine/container_definition.h"
 #include "engine/partition_key.h"
+#include "engine/partitioning.h"
 #include "storage/store.h"
 
 namespace cosmos::engine {
@@ -25,6 +26,7 @@ struct ResolvedContainer {
   UniqueKeyPolicy unique_keys;
   std::string database_rid;
   std::string container_rid;
+  RoutingMap routing;  // its physical partitions
   // The container's latest LSN. Guarded by the store's lock (see above), advanced by writes.
   mutable int64_t lsn = 0;
 

@@ -134,7 +134,7 @@ PartitionKeyValue PartitionKeyValue::FromDocument(const PartitionKeyDefinition& 
 }
 
 Result<PartitionKeyValue> PartitionKeyValue::FromHeader(const PartitionKeyDefinition& definition,
-                                                        const std::string& header) {
+                                                        const std::string& header, bool allow_prefix) {
   Json parsed = Json::parse(header, nullptr, /*allow_exceptions=*/false);
   if (parsed.is_discarded() || !parsed.is_array()) {
     return Status::BadRequest("Partition key '" + header +
@@ -145,7 +145,9 @@ Result<PartitionKeyValue> PartitionKeyValue::FromHeader(const PartitionKeyDefini
     result.components.resize(definition.paths.size());
     return result;
   }
-  if (parsed.size() != definition.paths.size()) {
+  bool is_prefix = allow_prefix && definition.kind == PartitionKeyKind::kMultiHash &&
+                   parsed.size() < definition.paths.size();
+  if (parsed.size() != definition.paths.size() && !is_prefix) {
     return Status::BadRequest(
         "Partition key provided either doesn't correspond to definition in the collection or "
         "doesn't match partition key field values specified in the document.");

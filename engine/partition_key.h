@@ -45,8 +45,9 @@ struct PartitionKeyValue {
                                         const Json& document);
   // Parses x-ms-documentdb-partitionkey (a JSON array; `[]` means every component undefined).
   // Returns kBadRequest when malformed or when the component count disagrees with the definition.
+  // With `allow_prefix` (queries and feeds), a hierarchical key may name only its first levels.
   static Result<PartitionKeyValue> FromHeader(const PartitionKeyDefinition& definition,
-                                              const std::string& header);
+                                              const std::string& header, bool allow_prefix = false);
 
   // Canonical text naming the logical partition in storage. Equal values give equal text.
   std::string StorageKey() const;

@@ -22,10 +22,14 @@ void AppendContainer(std::vector<uint8_t>& bytes, int64_t seq) {
   bytes.push_back(static_cast<uint8_t>(value));
 }
 
-void AppendDocument(std::vector<uint8_t>& bytes, int64_t seq) {
-  uint64_t value = static_cast<uint64_t>(seq) & 0x0FFFFFFFFFFFFFFFULL;  // type nibble 0
+// A child of a collection: 8 little-endian bytes whose top nibble names the type.
+void AppendChild(std::vector<uint8_t>& bytes, int64_t seq, uint8_t type_nibble) {
+  uint64_t value = (static_cast<uint64_t>(seq) & 0x0FFFFFFFFFFFFFFFULL) | (uint64_t{type_nibble} << 60);
   for (int shift = 0; shift < 64; shift += 8) bytes.push_back(static_cast<uint8_t>(value >> shift));
 }
+
+constexpr uint8_t kDocumentType = 0x0;
+constexpr uint8_t kPartitionKeyRangeType = 0x5;
 
 std::string Encode(const std::vector<uint8_t>& bytes) {
   std::string text = Base64Encode(bytes);
@@ -55,7 +59,16 @@ std::string ResourceId::ForDocument(int64_t database_seq, int64_t container_seq,
   std::vector<uint8_t> bytes;
   AppendDatabase(bytes, database_seq);
   AppendContainer(bytes, container_seq);
-  AppendDocument(bytes, document_seq);
+  AppendChild(bytes, document_seq, kDocumentType);
+  return Encode(bytes);
+}
+
+std::string ResourceId::ForPartitionKeyRange(int64_t database_seq, int64_t container_seq, int64_t range_id) {
+  std::vector<uint8_t> bytes;
+  AppendDatabase(bytes, database_seq);
+  AppendContainer(bytes, container_seq);
+  // Range ids start at 0; the stored number is id + 1 so that no rid body is all zeros.
+  AppendChild(bytes, range_id + 1, kPartitionKeyRangeType);
   return Encode(bytes);
 }
 

@@ -1,6 +1,7 @@
 // Resource ids (`_rid`): the structured base64 ids SDKs parse, derived from storage sequence
 // numbers. Layout (bytes): database 0-3 (little-endian, non-zero); collection 4-7 with the
-// high bit of byte 4 set; document 8-15 (little-endian, top nibble of byte 15 = 0 = Document).
+// high bit of byte 4 set; document 8-15 (little-endian, top nibble of byte 15 = 0 = Document,
+// 5 = partition key range).
 // Base64 with '/' written as '-'. Pure functions; thread-safe.
 #pragma once
 
@@ -19,6 +20,8 @@ struct ResourceId {
   static std::string ForDatabase(int64_t database_seq);
   static std::string ForContainer(int64_t database_seq, int64_t container_seq);
   static std::string ForDocument(int64_t database_seq, int64_t container_seq, int64_t document_seq);
+  // Type nibble 5 (partition key range): these rids end in "UA==" as the service's do.
+  static std::string ForPartitionKeyRange(int64_t database_seq, int64_t container_seq, int64_t range_id);
 
   // Parses a database, container or document rid. Returns nullopt for anything else.
   static std::optional<ResourceId> Parse(std::string_view text);

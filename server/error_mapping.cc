@@ -18,6 +18,9 @@ HttpError MapError(ErrorCode code) {
     case ErrorCode::kPreconditionFailed: return {412, 0, "PreconditionFailed"};
     case ErrorCode::kRequestEntityTooLarge: return {413, 0, "RequestEntityTooLarge"};
     case ErrorCode::kUnsupportedMediaType: return {415, 0, "UnsupportedMediaType"};
+    case ErrorCode::kQueryNeedsClientPlan: return {400, 1004, "BadRequest"};
+    case ErrorCode::kLogicalPartitionFull: return {403, 1014, "Forbidden"};
+    case ErrorCode::kPartitionKeyRangeGone: return {410, 1002, "Gone"};
     case ErrorCode::kOk:  // a success is never an error answer; treat as a bug
     case ErrorCode::kInternal: return {500, 0, "InternalServerError"};
   }
@@ -30,6 +33,7 @@ HttpResponse ErrorResponse(const Status& status, const std::string& activity_id)
   response.status = error.status;
   if (error.substatus != 0) response.AddHeader(headers::kSubstatus, std::to_string(error.substatus));
   Json body = {{"code", error.code}, {"message", status.message() + "\r\nActivityId: " + activity_id}};
+  if (!status.additional_error_info().empty()) body["additionalErrorInfo"] = status.additional_error_info();
   response.body = body.dump();
   return response;
 }

@@ -13,6 +13,11 @@ inline constexpr char kIsQuery[] = "x-ms-documentdb-isquery";
 inline constexpr char kIsQueryPlanRequest[] = "x-ms-cosmos-is-query-plan-request";
 inline constexpr char kEnableCrossPartition[] = "x-ms-documentdb-query-enablecrosspartition";
 inline constexpr char kPartitionKeyRangeId[] = "x-ms-documentdb-partitionkeyrangeid";
+inline constexpr char kCorrelatedActivityId[] = "x-ms-cosmos-correlated-activityid";
+inline constexpr char kStartEpk[] = "x-ms-start-epk";
+inline constexpr char kEndEpk[] = "x-ms-end-epk";
+inline constexpr char kOfferThroughput[] = "x-ms-offer-throughput";
+inline constexpr char kOfferAutopilotSettings[] = "x-ms-cosmos-offer-autopilot-settings";
 inline constexpr char kPopulateQueryMetrics[] = "x-ms-documentdb-populatequerymetrics";
 inline constexpr char kSupportedQueryFeatures[] = "x-ms-cosmos-supported-query-features";
 inline constexpr char kIsBatchRequest[] = "x-ms-cosmos-is-batch-request";
@@ -34,6 +39,13 @@ inline constexpr char kRequestCharge[] = "x-ms-request-charge";
 inline constexpr char kSubstatus[] = "x-ms-substatus";
 inline constexpr char kItemCount[] = "x-ms-item-count";
 inline constexpr char kQueryMetrics[] = "x-ms-documentdb-query-metrics";
+// Fan-out, made visible (ours, documented in the README): how many physical partitions a query
+// reaches, which, and how many documents it read to return what it returned.
+inline constexpr char kCosmolitePartitionCount[] = "x-cosmolite-physical-partitions";
+inline constexpr char kCosmolitePartitionIds[] = "x-cosmolite-partition-key-range-ids";
+inline constexpr char kCosmoliteDocumentsScanned[] = "x-cosmolite-documents-scanned";
+inline constexpr char kCosmoliteDocumentsReturned[] = "x-cosmolite-documents-returned";
+inline constexpr char kCosmoliteNarrowedByPartitionKey[] = "x-cosmolite-narrowed-by-partition-key";
 inline constexpr char kEtag[] = "etag";
 inline constexpr char kLsn[] = "lsn";
 inline constexpr char kGlobalCommittedLsn[] = "x-ms-global-committed-lsn";

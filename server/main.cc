@@ -31,6 +31,8 @@ struct Flags {
   int workers = 16;
   std::string log_level = "info";
   bool sync_full = false;
+  int min_physical_partitions = 1;
+  int64_t logical_partition_cap = int64_t{20} * 1024 * 1024 * 1024;
 };
 
 int Fail(const std::string& message) {
@@ -69,6 +71,13 @@ int main(int argc, char** argv) {
   app.add_flag("--sync-full", flags.sync_full,
                "fsync every commit (survives power loss); default WAL + synchronous=NORMAL survives "
                "a process crash")->envname("COSMOLITE_SYNC_FULL");
+  app.add_option("--min-physical-partitions", flags.min_physical_partitions,
+                 "every new container gets at least this many physical partitions (partition key ranges), "
+                 "so that cross-partition fan-out is real on small data")
+      ->envname("COSMOLITE_MIN_PHYSICAL_PARTITIONS")->capture_default_str()->check(CLI::Range(1, 256));
+  app.add_option("--logical-partition-cap", flags.logical_partition_cap,
+                 "bytes one logical partition (partition key value) may hold; the service's cap is 20 GB")
+      ->envname("COSMOLITE_LOGICAL_PARTITION_CAP")->capture_default_str()->check(CLI::PositiveNumber);
   CLI11_PARSE(app, argc, argv);
 
   spdlog::set_level(spdlog::level::from_str(flags.log_level));
@@ -86,7 +95,13 @@ int main(int argc, char** argv) {
   }
   auto store = cosmos::storage::Store::Open(store_options);
   if (!store.ok()) return Fail(store.status().message());
-  cosmos::engine::Account account(std::move(store).value());
+  cosmos::engine::AccountOptions account_options;
+  account_options.min_physical_partitions = flags.min_physical_partitions;
+  account_options.logical_partition_cap_bytes = flags.logical_partition_cap;
+  cosmos::engine::Account account(std::move(store).value(), account_options);
+  if (auto upgraded = account.UpgradeDataFile(); !upgraded.ok()) {
+    return Fail("cannot upgrade the data file: " + upgraded.message());
+  }
 
   auto auth = cosmos::server::MasterKeyAuth::Create(flags.key);
   if (!auth.ok()) return Fail("--key: " + auth.status().message());

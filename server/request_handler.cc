@@ -107,6 +107,9 @@ Result<engine::QueryRequest> QueryRequestOf(const HttpRequest& request, Containe
   query.partition_key_header = request.headers.Get(headers::kPartitionKey);
   query.enable_cross_partition = request.headers.IsTrue(headers::kEnableCrossPartition);
   query.partition_key_range_id = request.headers.Get(headers::kPartitionKeyRangeId);
+  query.start_epk = request.headers.Get(headers::kStartEpk);
+  query.end_epk = request.headers.Get(headers::kEndEpk);
+  query.correlation_id = request.headers.Get(headers::kCorrelatedActivityId).value_or("");
   query.max_item_count = options.max_item_count;
   query.continuation = options.continuation;
   query.populate_query_metrics = request.headers.IsTrue(headers::kPopulateQueryMetrics);
@@ -159,11 +162,50 @@ HttpResponse FromFeed(FeedResponse feed, bool with_lsn) {
   return response;
 }
 
+std::string JoinIds(const std::vector<int64_t>& ids) {
+  std::string text;
+  for (int64_t id : ids) {
+    if (!text.empty()) text += ',';
+    text += std::to_string(id);
+  }
+  return text;
+}
+
 HttpResponse FromQuery(engine::QueryResponse page, bool with_lsn) {
   std::string metrics = std::move(page.query_metrics);
+  engine::QueryFanOut fan_out = std::move(page.fan_out);
+  std::optional<int64_t> served_range = page.served_range_id;
   HttpResponse response = FromFeed(std::move(page), with_lsn);
   if (!metrics.empty()) response.AddHeader(headers::kQueryMetrics, metrics);
+  if (served_range) response.AddHeader(headers::kPartitionKeyRangeId, std::to_string(*served_range));
+  response.AddHeader(headers::kCosmolitePartitionCount, std::to_string(fan_out.range_ids.size()));
+  response.AddHeader(headers::kCosmolitePartitionIds, JoinIds(fan_out.range_ids));
+  response.AddHeader(headers::kCosmoliteDocumentsScanned, std::to_string(fan_out.documents_scanned));
+  response.AddHeader(headers::kCosmoliteDocumentsReturned, std::to_string(fan_out.documents_returned));
+  response.AddHeader(headers::kCosmoliteNarrowedByPartitionKey, fan_out.by_partition_key ? "true" : "false");
   return response;
+}
+
+// Throughput asked for on container create: x-ms-offer-throughput (manual RU/s) or
+// x-ms-cosmos-offer-autopilot-settings {"maxThroughput": N} (autoscale).
+Result<engine::ContainerThroughput> ContainerThroughputOf(const HttpRequest& request) {
+  engine::ContainerThroughput throughput;
+  if (auto manual = request.headers.Get(headers::kOfferThroughput); manual && !manual->empty()) {
+    auto [end, error] = std::from_chars(manual->data(), manual->data() + manual->size(), throughput.manual);
+    if (error != std::errc() || end != manual->data() + manual->size() || throughput.manual <= 0) {
+      return Status::BadRequest("Invalid value '" + *manual + "' for x-ms-offer-throughput.");
+    }
+  }
+  if (auto autoscale = request.headers.Get(headers::kOfferAutopilotSettings); autoscale && !autoscale->empty()) {
+    Json settings = Json::parse(*autoscale, nullptr, /*allow_exceptions=*/false);
+    if (settings.is_discarded() || !settings.is_object() || !settings.contains("maxThroughput") ||
+        !settings["maxThroughput"].is_number_integer() || settings["maxThroughput"].get<int64_t>() <= 0) {
+      return Status::BadRequest("Invalid value for x-ms-cosmos-offer-autopilot-settings: expected "
+                                "{\"maxThroughput\": <RU/s>}.");
+    }
+    throughput.autoscale_max = settings["maxThroughput"].get<int64_t>();
+  }
+  return throughput;
 }
 
 HttpResponse PlainText(int status, std::string content_type, std::string body) {
@@ -208,15 +250,16 @@ HttpResponse RequestHandler::Handle(const HttpRequest& request) const {
   if (activity_id.empty()) activity_id = NewActivityId();
 
   HttpResponse response;
-  Result<ResourcePath> path = ResourcePath::Parse(path_text);
+  bool is_admin = path_text.rfind("/_cosmolite/", 0) == 0;
+  Result<ResourcePath> path = is_admin ? ResourcePath{} : ResourcePath::Parse(path_text);
   Status status = path.ok() ? Status() : path.status();
-  if (status.ok()) {
+  if (status.ok() && !is_admin) {
     status = auth_.Verify(request, path->auth_resource_type, path->auth_resource_link,
                           options_.now_seconds());
   }
   if (status.ok()) {
     try {
-      Result<HttpResponse> dispatched = Dispatch(request, *path);
+      Result<HttpResponse> dispatched = is_admin ? Admin(request, path_text) : Dispatch(request, *path);
       if (dispatched.ok()) {
         response = std::move(dispatched.value());
       } else {
@@ -299,7 +342,8 @@ Result<HttpResponse> RequestHandler::Dispatch(const HttpRequest& request, const 
             return FromQuery(std::move(page), false);
           }
           COSMOS_RETURN_IF_ERROR(RejectUnsupportedPost(request));
-          COSMOS_ASSIGN_OR_RETURN(auto created, account_.CreateContainer(NameAt(path, 0), request.body));
+          COSMOS_ASSIGN_OR_RETURN(auto throughput, ContainerThroughputOf(request));
+          COSMOS_ASSIGN_OR_RETURN(auto created, account_.CreateContainer(NameAt(path, 0), request.body, throughput));
           return FromResource(std::move(created), 201, false);
         }
         return WrongMethod(request);
@@ -336,6 +380,7 @@ Result<HttpResponse> RequestHandler::Dispatch(const HttpRequest& request, const 
       }
       COSMOS_ASSIGN_OR_RETURN(auto options, FeedOptionsOf(request));
       options.partition_key_header = partition_key;
+      options.partition_key_range_id = request.headers.Get(headers::kPartitionKeyRangeId);
       COSMOS_ASSIGN_OR_RETURN(auto feed, account_.ReadItemFeed(ContainerOf(path), options));
       return FromFeed(std::move(feed), true);
     }
@@ -429,48 +474,72 @@ Result<HttpResponse> RequestHandler::QueryItems(const HttpRequest& request, cons
   if (request.headers.IsTrue(headers::kIsQueryPlanRequest)) {
     COSMOS_ASSIGN_OR_RETURN(auto plan, account_.QueryPlan(query, request.headers.Get(headers::kSupportedQueryFeatures)));
     HttpResponse response;
-    response.body = std::move(plan);
+    response.body = std::move(plan.body);
     response.AddHeader(headers::kRequestCharge, FormatCharge(0));
+    response.AddHeader(headers::kCosmolitePartitionCount, std::to_string(plan.range_ids.size()));
+    response.AddHeader(headers::kCosmolitePartitionIds, JoinIds(plan.range_ids));
     return response;
   }
   COSMOS_ASSIGN_OR_RETURN(auto page, account_.QueryItems(query));
   return FromQuery(std::move(page), true);
 }
 
-// One physical partition covers the whole key space ["", "FF") until the partitioning work
-// lands; the feed has the service's shape and answers 304 to a client whose etag is current.
+// The .NET SDK reads with A-IM: Incremental feed and If-None-Match until it gets 304; the
+// others read everything without them.
 Result<HttpResponse> RequestHandler::PartitionKeyRanges(const HttpRequest& request,
                                                         const ResourcePath& path) const {
-  COSMOS_ASSIGN_OR_RETURN(auto container, account_.ReadContainer(ContainerOf(path)));
-  Json properties = Json::parse(container.body);
-  std::string container_rid = properties["_rid"].get<std::string>();
-  std::string etag = properties["_etag"].get<std::string>();
-  std::optional<std::string> if_none_match = request.headers.Get(headers::kIfNoneMatch);
+  std::optional<std::string> a_im = request.headers.Get(headers::kAIm);
+  bool incremental = a_im && ToLowerAscii(*a_im) == "incremental feed";
+  COSMOS_ASSIGN_OR_RETURN(auto ranges, account_.ReadPartitionKeyRanges(
+                                           ContainerOf(path), request.headers.Get(headers::kIfNoneMatch), incremental));
+  return FromRanges(std::move(ranges));
+}
+
+HttpResponse RequestHandler::FromRanges(engine::PartitionKeyRangesResponse ranges) const {
   HttpResponse response;
   response.AddHeader(headers::kRequestCharge, FormatCharge(engine::MetadataReadCharge()));
-  response.AddHeader(headers::kEtag, etag);
-  if (if_none_match && *if_none_match == etag) {
+  response.AddHeader(headers::kEtag, ranges.etag);
+  if (ranges.not_modified) {
     response.status = 304;
     return response;
   }
-  Json range = {{"_rid", container_rid},
-                {"id", "0"},
-                {"_etag", etag},
-                {"minInclusive", ""},
-                {"maxExclusive", "FF"},
-                {"ridPrefix", 0},
-                {"_self", properties["_self"].get<std::string>() + "pkranges/0/"},
-                {"throughputFraction", 1},
-                {"status", "online"},
-                {"parents", Json::array()},
-                {"_ts", properties["_ts"]},
-                {"lsn", container.lsn}};
-  Json feed = {{"_rid", container_rid}, {"PartitionKeyRanges", Json::array({range})}, {"_count", 1}};
-  response.body = feed.dump();
-  response.AddHeader(headers::kItemCount, "1");
-  AddResourceHeaders(response, "", container.owner_path + "/colls/" + properties["id"].get<std::string>(),
-                     container_rid);
+  response.body = std::move(ranges.body);
+  response.AddHeader(headers::kItemCount, std::to_string(ranges.count));
+  AddResourceHeaders(response, "", ranges.owner_path, ranges.owner_rid);
   return response;
+}
+
+// Administration, outside the Cosmos REST surface (documented in the README), unsigned like
+// /alive: POST /_cosmolite/dbs/{db}/colls/{coll}/pkranges/{id}/split splits a physical partition;
+// GET /_cosmolite/queries lists recent queries with their cost and fan-out.
+Result<HttpResponse> RequestHandler::Admin(const HttpRequest& request, std::string_view path_text) const {
+  constexpr std::string_view kPrefix = "/_cosmolite/";
+  constexpr std::string_view kSplitSuffix = "/split";
+  std::string_view rest = path_text.substr(kPrefix.size());
+  if (request.method == "POST" && rest.size() > kSplitSuffix.size() &&
+      rest.substr(rest.size() - kSplitSuffix.size()) == kSplitSuffix) {
+    rest.remove_suffix(kSplitSuffix.size());
+    size_t slash = rest.rfind('/');
+    std::string_view id_text = slash == std::string_view::npos ? "" : rest.substr(slash + 1);
+    int64_t range_id = -1;
+    auto [end, error] = std::from_chars(id_text.data(), id_text.data() + id_text.size(), range_id);
+    // The ranges feed path (rest is "dbs/{db}/colls/{container}/pkranges/{id}" without the prefix's '/').
+    std::string feed_path(path_text.substr(kPrefix.size() - 1, slash == std::string_view::npos ? 0 : slash + 1));
+    COSMOS_ASSIGN_OR_RETURN(auto ranges_path, ResourcePath::Parse(feed_path));
+    if (error != std::errc() || end != id_text.data() + id_text.size() ||
+        ranges_path.kind != ResourceKind::kPartitionKeyRange || !ranges_path.is_feed) {
+      return Status::BadRequest("Use POST /_cosmolite/dbs/{db}/colls/{container}/pkranges/{range id}/split.");
+    }
+    COSMOS_ASSIGN_OR_RETURN(auto ranges, account_.SplitPartitionKeyRange(ContainerOf(ranges_path), range_id));
+    return FromRanges(std::move(ranges));
+  }
+  if (request.method == "GET" && path_text == "/_cosmolite/queries") {
+    HttpResponse response;
+    response.body = account_.query_log().Recent().dump(2);
+    return response;
+  }
+  return Status::NotFound("No such cosmolite administration endpoint: " + request.method + " " +
+                          std::string(path_text));
 }
 
 }  // namespace cosmos::server

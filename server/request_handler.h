@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <string_view>
 
 #include "engine/account.h"
 #include "server/auth.h"
@@ -32,6 +33,9 @@ class RequestHandler {
   Result<HttpResponse> Dispatch(const HttpRequest& request, const ResourcePath& path) const;
   HttpResponse DatabaseAccount(const HttpRequest& request) const;
   Result<HttpResponse> PartitionKeyRanges(const HttpRequest& request, const ResourcePath& path) const;
+  HttpResponse FromRanges(engine::PartitionKeyRangesResponse ranges) const;
+  // /_cosmolite/...: administration (splits), unsigned like /alive.
+  Result<HttpResponse> Admin(const HttpRequest& request, std::string_view path_text) const;
   // POST .../docs with a query: one page of results, or the SDK's query plan.
   Result<HttpResponse> QueryItems(const HttpRequest& request, const ResourcePath& path) const;
 

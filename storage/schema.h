@@ -4,10 +4,12 @@
 
 namespace cosmos::storage {
 
-// Schema version 1. Documents sit in an ordinary rowid table: ~1 KB bodies in a WITHOUT ROWID
+// Schema version 2. Documents sit in an ordinary rowid table: ~1 KB bodies in a WITHOUT ROWID
 // table spill into overflow pages and make inserts and point reads several times slower.
 // The unique index on (container, partition_key, id) makes each logical partition one index
-// range. AUTOINCREMENT keeps sequence numbers (and so resource ids) from ever being reused.
+// range; the engine starts every partition_key with the effective partition key, so that each
+// physical partition (a range of effective keys) is one index range too. AUTOINCREMENT keeps sequence numbers (and so resource ids) from ever being reused.
+inline constexpr int kSchemaVersion = 2;
 inline constexpr char kSchemaSql[] = R"sql(
 CREATE TABLE IF NOT EXISTS databases(
   seq INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -44,7 +46,16 @@ CREATE TABLE IF NOT EXISTS unique_key_entries(
   PRIMARY KEY(container_seq, partition_key, key_index, value)) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS unique_key_entries_by_document
   ON unique_key_entries(container_seq, document_seq);
-PRAGMA user_version = 1;
+CREATE TABLE IF NOT EXISTS partition_key_ranges(
+  container_seq INTEGER NOT NULL,
+  range_id INTEGER NOT NULL,
+  min_inclusive TEXT NOT NULL,
+  max_exclusive TEXT NOT NULL,
+  parents TEXT NOT NULL,
+  version INTEGER NOT NULL,
+  gone INTEGER NOT NULL DEFAULT 0,
+  PRIMARY KEY(container_seq, range_id)) WITHOUT ROWID;
+
 )sql";
 
 }  // namespace cosmos::storage

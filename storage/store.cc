@@ -200,6 +200,7 @@ Status Transaction::DeleteContainer(int64_t seq) {
   for (const char* sql : {"DELETE FROM documents WHERE container_seq = ?",
                           "DELETE FROM logical_partitions WHERE container_seq = ?",
                           "DELETE FROM unique_key_entries WHERE container_seq = ?",
+                          "DELETE FROM partition_key_ranges WHERE container_seq = ?",
                           "DELETE FROM containers WHERE seq = ?"}) {
     COSMOS_ASSIGN_OR_RETURN(auto* stmt, connection_->Prepare(sql));
     stmt->Bind(1, seq);
@@ -239,16 +240,25 @@ Result<std::optional<DocumentRecord>> Transaction::FindDocumentBySeq(int64_t con
 }
 
 Result<std::vector<DocumentRecord>> Transaction::ListDocuments(
-    int64_t container_seq, const std::optional<std::string>& partition_key,
-    const std::optional<DocumentPosition>& after, int64_t limit, bool include_after) {
-  std::string sql = std::string("SELECT ") + kDocumentColumns +
-                    " FROM documents WHERE container_seq = ?1";
-  if (partition_key) sql += " AND partition_key = ?2";
+    int64_t container_seq, const DocumentScope& scope, const std::optional<DocumentPosition>& after,
+    int64_t limit, bool include_after) {
+  std::string sql = std::string("SELECT ") + kDocumentColumns + " FROM documents WHERE container_seq = ?1";
+  if (scope.partition_key) {
+    sql += " AND partition_key = ?2";
+  } else {
+    if (!scope.min_key.empty()) sql += " AND partition_key >= ?6";
+    if (scope.max_key) sql += " AND partition_key < ?7";
+  }
   if (after) sql += include_after ? " AND (partition_key, id) >= (?3, ?4)" : " AND (partition_key, id) > (?3, ?4)";
   sql += " ORDER BY partition_key, id LIMIT ?5";
   COSMOS_ASSIGN_OR_RETURN(auto* stmt, connection_->Prepare(sql));
   stmt->Bind(1, container_seq);
-  if (partition_key) stmt->Bind(2, *partition_key);
+  if (scope.partition_key) {
+    stmt->Bind(2, *scope.partition_key);
+  } else {
+    if (!scope.min_key.empty()) stmt->Bind(6, scope.min_key);
+    if (scope.max_key) stmt->Bind(7, *scope.max_key);
+  }
   if (after) stmt->Bind(3, after->partition_key).Bind(4, after->id);
   stmt->Bind(5, limit);
   return CollectRows<DocumentRecord>(stmt, ReadDocument);
@@ -321,6 +331,70 @@ Result<LogicalPartitionSize> Transaction::GetLogicalPartitionSize(int64_t contai
   return LogicalPartitionSize{stmt->ColumnInt(0), stmt->ColumnInt(1)};
 }
 
+Result<std::vector<PartitionKeyRangeRecord>> Transaction::ListPartitionKeyRanges(int64_t container_seq) {
+  COSMOS_ASSIGN_OR_RETURN(auto* stmt, connection_->Prepare(
+      "SELECT range_id, min_inclusive, max_exclusive, parents, version, gone FROM partition_key_ranges "
+      "WHERE container_seq = ? ORDER BY range_id"));
+  stmt->Bind(1, container_seq);
+  return CollectRows<PartitionKeyRangeRecord>(stmt, [](const sqlite::Statement& row) {
+    return PartitionKeyRangeRecord{row.ColumnInt(0), row.ColumnText(1), row.ColumnText(2),
+                                   row.ColumnText(3), row.ColumnInt(4), row.ColumnInt(5) != 0};
+  });
+}
+
+Status Transaction::InsertPartitionKeyRange(int64_t container_seq, const PartitionKeyRangeRecord& range) {
+  COSMOS_ASSIGN_OR_RETURN(auto* stmt, connection_->Prepare(
+      "INSERT INTO partition_key_ranges(container_seq, range_id, min_inclusive, max_exclusive, parents, "
+      "version, gone) VALUES(?, ?, ?, ?, ?, ?, ?)"));
+  stmt->Bind(1, container_seq).Bind(2, range.id).Bind(3, range.min_inclusive).Bind(4, range.max_exclusive)
+      .Bind(5, range.parents).Bind(6, range.version).Bind(7, static_cast<int64_t>(range.gone ? 1 : 0));
+  return stmt->Run();
+}
+
+Status Transaction::MarkPartitionKeyRangeGone(int64_t container_seq, int64_t range_id) {
+  COSMOS_ASSIGN_OR_RETURN(auto* stmt, connection_->Prepare(
+      "UPDATE partition_key_ranges SET gone = 1 WHERE container_seq = ? AND range_id = ?"));
+  stmt->Bind(1, container_seq).Bind(2, range_id);
+  return stmt->Run();
+}
+
+Result<LogicalPartitionSize> Transaction::MeasureKeyRange(int64_t container_seq, std::string_view min_key,
+                                                          std::string_view max_key) {
+  COSMOS_ASSIGN_OR_RETURN(auto* stmt, connection_->Prepare(
+      "SELECT coalesce(sum(document_count), 0), coalesce(sum(total_bytes), 0) FROM logical_partitions "
+      "WHERE container_seq = ? AND partition_key >= ? AND partition_key < ?"));
+  stmt->Bind(1, container_seq).Bind(2, min_key).Bind(3, max_key);
+  COSMOS_ASSIGN_OR_RETURN(bool has_row, stmt->Step());
+  if (!has_row) return LogicalPartitionSize{};
+  return LogicalPartitionSize{stmt->ColumnInt(0), stmt->ColumnInt(1)};
+}
+
+Result<std::optional<DocumentRecord>> Transaction::FindNextDocumentBySeq(int64_t container_seq, int64_t after_seq) {
+  COSMOS_ASSIGN_OR_RETURN(auto* stmt, connection_->Prepare(
+      std::string("SELECT ") + kDocumentColumns +
+      " FROM documents WHERE seq > ? AND container_seq = ? ORDER BY seq LIMIT 1"));
+  stmt->Bind(1, after_seq).Bind(2, container_seq);
+  return FirstRow<DocumentRecord>(stmt, ReadDocument);
+}
+
+Status Transaction::RekeyDocument(int64_t container_seq, int64_t document_seq, std::string_view partition_key) {
+  COSMOS_ASSIGN_OR_RETURN(auto* stmt, connection_->Prepare(
+      "UPDATE documents SET partition_key = ? WHERE seq = ? AND container_seq = ?"));
+  stmt->Bind(1, partition_key).Bind(2, document_seq).Bind(3, container_seq);
+  return stmt->Run();
+}
+
+Status Transaction::FinishRekeying() {
+  return connection_->Execute(
+      "DELETE FROM logical_partitions;"
+      "INSERT INTO logical_partitions(container_seq, partition_key, document_count, total_bytes) "
+      "  SELECT container_seq, partition_key, count(*), sum(length(CAST(body AS BLOB))) FROM documents "
+      "  GROUP BY container_seq, partition_key;"
+      "UPDATE unique_key_entries SET partition_key = "
+      "  (SELECT partition_key FROM documents WHERE documents.seq = unique_key_entries.document_seq);"
+      "PRAGMA user_version = " + std::to_string(kSchemaVersion) + ";");
+}
+
 Status Transaction::InsertUniqueKeyEntry(int64_t container_seq, std::string_view partition_key,
                                          int key_index, std::string_view value,
                                          int64_t document_seq) {
@@ -341,8 +415,8 @@ Status Transaction::DeleteUniqueKeyEntries(int64_t container_seq, int64_t docume
   return stmt->Run();
 }
 
-Store::Store(std::unique_ptr<sqlite::Connection> connection)
-    : connection_(std::move(connection)) {}
+Store::Store(std::unique_ptr<sqlite::Connection> connection, int opened_schema_version)
+    : opened_schema_version_(opened_schema_version), connection_(std::move(connection)) {}
 
 Store::~Store() = default;
 
@@ -356,8 +430,23 @@ Result<std::unique_ptr<Store>> Store::Open(const StoreOptions& options) {
     pragmas += options.sync_every_commit ? "PRAGMA synchronous = FULL;" : "PRAGMA synchronous = NORMAL;";
   }
   COSMOS_RETURN_IF_ERROR(connection->Execute(pragmas));
+  int version = 0;
+  {
+    COSMOS_ASSIGN_OR_RETURN(auto* stmt, connection->Prepare("PRAGMA user_version"));
+    COSMOS_ASSIGN_OR_RETURN(bool has_row, stmt->Step());
+    if (has_row) version = static_cast<int>(stmt->ColumnInt(0));
+    stmt->Rewind();
+  }
+  if (version > kSchemaVersion) {
+    return Status::Internal("the data file was written by a newer cosmolite (schema version " +
+                            std::to_string(version) + ")");
+  }
   COSMOS_RETURN_IF_ERROR(connection->Execute(kSchemaSql));
-  return std::unique_ptr<Store>(new Store(std::move(connection)));
+  // A new file is current at once; an old one becomes current when the engine has rekeyed it.
+  if (version == 0) {
+    COSMOS_RETURN_IF_ERROR(connection->Execute("PRAGMA user_version = " + std::to_string(kSchemaVersion)));
+  }
+  return std::unique_ptr<Store>(new Store(std::move(connection), version));
 }
 
 Result<Transaction> Store::BeginRead() {

@@ -64,6 +64,32 @@ struct DocumentRecord {
   int64_t lsn = 0;  // container LSN of the last write
 };
 
+// Which documents a listing covers: one logical partition, or a range of partition_key texts
+// (the engine starts those with the effective partition key, so a range of them is a physical
+// partition, or the part of one a request names).
+struct DocumentScope {
+  std::optional<std::string> partition_key;  // exactly this logical partition, when set
+  std::string min_key;                        // otherwise partition_key in [min_key, max_key)
+  std::optional<std::string> max_key;         // nullopt: no upper bound
+
+  static DocumentScope All() { return {}; }
+  static DocumentScope Partition(std::string key) { return {std::move(key), "", std::nullopt}; }
+  static DocumentScope KeyRange(std::string min, std::optional<std::string> max) {
+    return {std::nullopt, std::move(min), std::move(max)};
+  }
+};
+
+// A physical partition of a container: the documents whose partition_key text falls in
+// [min_inclusive, max_exclusive). A split marks the range gone and adds two children.
+struct PartitionKeyRangeRecord {
+  int64_t id = 0;              // never reused within a container
+  std::string min_inclusive;
+  std::string max_exclusive;
+  std::string parents = "[]";  // JSON array of the ids this range was split from, nearest first
+  int64_t version = 0;         // the container's range-set version that created it
+  bool gone = false;           // split into children; requests naming it must be told so
+};
+
 struct DocumentPosition {  // keyset cursor for paging through documents
   std::string partition_key;
   std::string id;
@@ -112,10 +138,9 @@ class Transaction {
                                                      std::string_view partition_key,
                                                      std::string_view id);
   Result<std::optional<DocumentRecord>> FindDocumentBySeq(int64_t container_seq, int64_t seq);
-  // Up to `limit` documents in (partition_key, id) order, after `after` when given (from `after`
-  // itself with include_after), restricted to one logical partition when `partition_key` is given.
-  Result<std::vector<DocumentRecord>> ListDocuments(int64_t container_seq,
-                                                    const std::optional<std::string>& partition_key,
+  // Up to `limit` documents of `scope` in (partition_key, id) order, after `after` when given
+  // (from `after` itself with include_after).
+  Result<std::vector<DocumentRecord>> ListDocuments(int64_t container_seq, const DocumentScope& scope,
                                                     const std::optional<DocumentPosition>& after,
                                                     int64_t limit, bool include_after = false);
   // Returns kConflict if (partition_key, id) exists already.
@@ -125,6 +150,24 @@ class Transaction {
   Status DeleteDocument(int64_t container_seq, const DocumentRecord& record);
   Result<LogicalPartitionSize> GetLogicalPartitionSize(int64_t container_seq,
                                                        std::string_view partition_key);
+
+  // Every range of a container, gone ones included, in id order.
+  Result<std::vector<PartitionKeyRangeRecord>> ListPartitionKeyRanges(int64_t container_seq);
+  Status InsertPartitionKeyRange(int64_t container_seq, const PartitionKeyRangeRecord& range);
+  Status MarkPartitionKeyRangeGone(int64_t container_seq, int64_t range_id);
+  // Document count and bytes of the documents in [min_key, max_key) of one container.
+  Result<LogicalPartitionSize> MeasureKeyRange(int64_t container_seq, std::string_view min_key,
+                                               std::string_view max_key);
+
+  // Data files written before partition keys started with the effective partition key
+  // (schema version 1) keep their old keys until the engine rewrites them: every document's
+  // partition_key, and with it the logical-partition sizes and unique-key entries.
+  // The container's document with the smallest seq above `after_seq`, if any.
+  Result<std::optional<DocumentRecord>> FindNextDocumentBySeq(int64_t container_seq, int64_t after_seq);
+  Status RekeyDocument(int64_t container_seq, int64_t document_seq, std::string_view partition_key);
+  // Rebuilds logical_partitions and the unique-key entries' keys from the documents, then marks
+  // the file as current.
+  Status FinishRekeying();
 
   // Unique-key entries: one row per (unique key, logical partition, value).
   // Returns kConflict when another document already holds `value` for `key_index`.
@@ -157,9 +200,13 @@ class Store {
   Result<Transaction> BeginRead();
   Result<Transaction> BeginWrite();
 
+  // The schema version the data file had when it was opened: 0 for a new file, 1 for a file whose
+  // documents must be rekeyed (see Transaction::RekeyDocument), kSchemaVersion when current.
+  int opened_schema_version() const { return opened_schema_version_; }
+
  private:
   friend class Transaction;
-  explicit Store(std::unique_ptr<sqlite::Connection> connection);
+  Store(std::unique_ptr<sqlite::Connection> connection, int opened_schema_version);
 
   // Ends one write of the open group: passes the group on to a waiting writer, or commits it.
   // REQUIRES: `lock` holds mu_.
@@ -168,6 +215,7 @@ class Store {
   // At most this many writes share one commit, bounding the latency of the first.
   static constexpr int kMaxWritesPerGroup = 256;
 
+  const int opened_schema_version_;
   std::atomic<int> writers_waiting_{0};  // writers blocked in BeginWrite
   std::mutex mu_;
   std::condition_variable group_committed_;

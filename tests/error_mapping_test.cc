@@ -27,6 +27,9 @@ TEST_CASE("every error code maps to its Cosmos status and substatus", "[errors]"
       {Status::PreconditionFailed("m"), 412, 0, "PreconditionFailed"},
       {Status::RequestEntityTooLarge("m"), 413, 0, "RequestEntityTooLarge"},
       {Status::UnsupportedMediaType("m"), 415, 0, "UnsupportedMediaType"},
+      {Status::QueryNeedsClientPlan("m", "{}"), 400, 1004, "BadRequest"},
+      {Status::LogicalPartitionFull("m"), 403, 1014, "Forbidden"},
+      {Status::PartitionKeyRangeGone("m"), 410, 1002, "Gone"},
       {Status::Internal("m"), 500, 0, "InternalServerError"},
   };
   // The table covers every code but kOk; a new ErrorCode must be added here.
@@ -51,4 +54,10 @@ TEST_CASE("every error code maps to its Cosmos status and substatus", "[errors]"
     CHECK(body["code"] == c.code);
     CHECK(body["message"] == "m\r\nActivityId: activity-1");
   }
+}
+
+TEST_CASE("a query that needs the client's plan carries it as additionalErrorInfo", "[errors]") {
+  auto response = ErrorResponse(Status::QueryNeedsClientPlan("m", "{\"queryInfo\":{}}"), "a");
+  auto body = cosmos::Json::parse(response.body);
+  CHECK(body["additionalErrorInfo"] == "{\"queryInfo\":{}}");
 }

@@ -104,18 +104,65 @@ TEST_CASE("document pages follow (partition key, id) order from a cursor", "[sto
   for (const char* pk : {"[\"b\"]", "[\"a\"]"}) {
     for (const char* id : {"2", "1", "3"}) REQUIRE_OK(txn->InsertDocument(container, Document(seq++, pk, id, "{}")));
   }
-  auto page = txn->ListDocuments(container, std::nullopt, std::nullopt, 4);
+  auto page = txn->ListDocuments(container, cosmos::storage::DocumentScope::All(), std::nullopt, 4);
   REQUIRE_OK(page);
   REQUIRE(page->size() == 4);
   CHECK(page->at(0).partition_key == "[\"a\"]");
   CHECK(page->at(3).partition_key == "[\"b\"]");
   CHECK(page->at(3).id == "1");
-  auto rest = txn->ListDocuments(container, std::nullopt, cosmos::storage::DocumentPosition{"[\"b\"]", "1"}, 10);
+  auto rest = txn->ListDocuments(container, cosmos::storage::DocumentScope::All(), cosmos::storage::DocumentPosition{"[\"b\"]", "1"}, 10);
   REQUIRE_OK(rest);
   CHECK(rest->size() == 2);
-  auto one_partition = txn->ListDocuments(container, std::string("[\"a\"]"), std::nullopt, 10);
+  auto one_partition = txn->ListDocuments(container, cosmos::storage::DocumentScope::Partition("[\"a\"]"), std::nullopt, 10);
   REQUIRE_OK(one_partition);
   CHECK(one_partition->size() == 3);
+}
+
+TEST_CASE("a key range lists the documents whose partition key text falls inside it", "[store]") {
+  auto [store, container] = SeedStore();
+  auto txn = store->BeginWrite();
+  REQUIRE_OK(txn);
+  int64_t seq = 1;
+  // Keys as the engine writes them: effective partition key, a space, the logical key.
+  for (const char* pk : {"0A [1]", "10 [2]", "1F [3]", "30 [4]"}) {
+    REQUIRE_OK(txn->InsertDocument(container, Document(seq++, pk, "x", "{\"a\":1}")));
+  }
+  auto middle = txn->ListDocuments(container, cosmos::storage::DocumentScope::KeyRange("10", "30"), std::nullopt, 10);
+  REQUIRE_OK(middle);
+  REQUIRE(middle->size() == 2);
+  CHECK(middle->at(0).partition_key == "10 [2]");
+  CHECK(middle->at(1).partition_key == "1F [3]");
+  auto from_start = txn->ListDocuments(container, cosmos::storage::DocumentScope::KeyRange("", "10"), std::nullopt, 10);
+  REQUIRE_OK(from_start);
+  CHECK(from_start->size() == 1);
+  auto resumed = txn->ListDocuments(container, cosmos::storage::DocumentScope::KeyRange("10", std::nullopt),
+                                    cosmos::storage::DocumentPosition{"0A [1]", "x"}, 10);
+  REQUIRE_OK(resumed);
+  CHECK(resumed->size() == 3);  // a cursor before the range starts at the range
+  auto measured = txn->MeasureKeyRange(container, "10", "FF");
+  REQUIRE_OK(measured);
+  CHECK(measured->document_count == 3);
+  CHECK(measured->total_bytes == 3 * 7);
+}
+
+TEST_CASE("partition key ranges are kept with their parents and gone flag", "[store]") {
+  auto [store, container] = SeedStore();
+  auto txn = store->BeginWrite();
+  REQUIRE_OK(txn);
+  REQUIRE_OK(txn->InsertPartitionKeyRange(container, {0, "", "FF", "[]", 1, false}));
+  REQUIRE_OK(txn->InsertPartitionKeyRange(container, {1, "", "20", "[0]", 2, false}));
+  REQUIRE_OK(txn->InsertPartitionKeyRange(container, {2, "20", "FF", "[0]", 2, false}));
+  REQUIRE_OK(txn->MarkPartitionKeyRangeGone(container, 0));
+  auto ranges = txn->ListPartitionKeyRanges(container);
+  REQUIRE_OK(ranges);
+  REQUIRE(ranges->size() == 3);
+  CHECK(ranges->at(0).gone);
+  CHECK_FALSE(ranges->at(1).gone);
+  CHECK(ranges->at(2).min_inclusive == "20");
+  CHECK(ranges->at(2).parents == "[0]");
+  CHECK(ranges->at(2).version == 2);
+  REQUIRE_OK(txn->DeleteContainer(container));
+  CHECK(txn->ListPartitionKeyRanges(container)->empty());
 }
 
 TEST_CASE("deleting a database removes its containers and documents", "[store]") {
@@ -125,7 +172,7 @@ TEST_CASE("deleting a database removes its containers and documents", "[store]")
   REQUIRE_OK(txn->InsertDocument(container, Document(1, "[1]", "x", "{}")));
   REQUIRE_OK(txn->DeleteDatabase(1));
   CHECK_FALSE(txn->FindContainerBySeq(1, container).value());
-  CHECK(txn->ListDocuments(container, std::nullopt, std::nullopt, 10)->empty());
+  CHECK(txn->ListDocuments(container, cosmos::storage::DocumentScope::All(), std::nullopt, 10)->empty());
 }
 
 TEST_CASE("data in a file survives reopening", "[store]") {
@@ -188,7 +235,7 @@ TEST_CASE("concurrent writers share commits and a failed write rolls back alone"
   CHECK(failures == 0);
   auto read = store->BeginRead();
   REQUIRE_OK(read);
-  auto rows = read->ListDocuments(container, std::nullopt, std::nullopt, 100000);
+  auto rows = read->ListDocuments(container, cosmos::storage::DocumentScope::All(), std::nullopt, 100000);
   REQUIRE_OK(rows);
   CHECK(static_cast<int>(rows->size()) == acknowledged.load());
   CHECK(acknowledged + conflicts == kThreads * kWritesPerThread);

@@ -727,15 +727,18 @@ export default [
     name: "paging: DISTINCT, GROUP BY and OFFSET LIMIT with maxItemCount 1..3",
     async run(ctx) {
       const { container } = await ctx.container();
-      const docs = numbered(24, (i) => ({ bucket: i % 7 }));
+      // Buckets start at 1: @azure/cosmos 4.9.3 drops falsy values (0, false, "", null) from unordered
+      // DISTINCT results it merges across partitions (UnorderedDistinctEndpointComponent: `if (item)`).
+      const docs = numbered(24, (i) => ({ bucket: (i % 7) + 1 }));
+      const buckets = [1, 2, 3, 4, 5, 6, 7];
       await seed(container, docs);
       for (const maxItemCount of [1, 2, 3]) {
         const distinct = await queryPages(container, "SELECT DISTINCT VALUE c.bucket FROM c", { maxItemCount });
-        checkPaged(distinct, [0, 1, 2, 3, 4, 5, 6], maxItemCount, `DISTINCT VALUE maxItemCount ${maxItemCount}`);
+        checkPaged(distinct, buckets, maxItemCount, `DISTINCT VALUE maxItemCount ${maxItemCount}`);
         const ordered = await queryPages(container, "SELECT DISTINCT VALUE c.bucket FROM c ORDER BY c.bucket", { maxItemCount });
-        checkPaged(ordered, [0, 1, 2, 3, 4, 5, 6], maxItemCount, `DISTINCT ORDER BY maxItemCount ${maxItemCount}`, { ordered: true });
+        checkPaged(ordered, buckets, maxItemCount, `DISTINCT ORDER BY maxItemCount ${maxItemCount}`, { ordered: true });
         const groups = await queryPages(container, "SELECT c.bucket, COUNT(1) AS n FROM c GROUP BY c.bucket", { maxItemCount });
-        const expectedGroups = [0, 1, 2, 3, 4, 5, 6].map((b) => ({ bucket: b, n: docs.filter((d) => d.bucket === b).length }));
+        const expectedGroups = buckets.map((b) => ({ bucket: b, n: docs.filter((d) => d.bucket === b).length }));
         checkPaged(groups, expectedGroups, maxItemCount, `GROUP BY maxItemCount ${maxItemCount}`);
         const window = await queryPages(container, "SELECT VALUE c.n FROM c ORDER BY c.n OFFSET 5 LIMIT 11", { maxItemCount });
         checkPaged(window, [5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15], maxItemCount, `OFFSET LIMIT maxItemCount ${maxItemCount}`,

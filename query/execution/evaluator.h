@@ -36,6 +36,8 @@ struct EvalContext {
   ExecutionStats stats;
   // While projecting a group: the finished aggregates of the SELECT being projected, by slot.
   const std::vector<Value>* aggregate_results = nullptr;
+  // While the top-level select consumes a stored document: its position in the source's order.
+  const Json* document_position = nullptr;
 };
 
 // Evaluates `e` against `row`. Never fails: run-time errors of functions are left in

@@ -74,7 +74,8 @@ Result<QueryPage> StreamingPage(const BoundQuery& query, EvalContext& ctx, const
 // Evaluates `q` over the whole container (TOP/OFFSET/LIMIT applied). A container subquery in
 // FROM is evaluated first, and its rows become this select's input.
 Status EvaluateOverContainer(const SelectQuery& q, EvalContext& ctx, const OpenSource& open_source,
-                             std::optional<uint64_t> keep, std::vector<Value>& out) {
+                             std::optional<uint64_t> keep, std::vector<Value>& out,
+                             std::vector<RowOrigin>* origins = nullptr) {
   SelectRunner runner(q, ctx, keep);
   std::vector<Value> streamed;
   if (q.from.empty()) {
@@ -94,26 +95,87 @@ Status EvaluateOverContainer(const SelectQuery& q, EvalContext& ctx, const OpenS
       ctx.stats.document_bytes += doc.bytes;
       Row row(1);
       row[0] = Value::View(doc.json, *doc.json);
-      COSMOS_RETURN_IF_ERROR(runner.Consume(row, &streamed));
+      ctx.document_position = &doc.position;
+      Status consumed = runner.Consume(row, &streamed);
+      ctx.document_position = nullptr;
+      COSMOS_RETURN_IF_ERROR(consumed);
     }
   }
-  return runner.Finish(streamed, out);
+  return runner.Finish(streamed, out, origins);
 }
 
+// ORDER BY keys in a continuation token: {"v": value}, or {} for undefined.
+Json EncodeKeys(const std::vector<Value>& keys) {
+  Json encoded = Json::array();
+  for (const Value& key : keys) encoded.push_back(key.is_undefined() ? Json::object() : Json{{"v", key.ToJson()}});
+  return encoded;
+}
+
+std::vector<Value> DecodeKeys(const Json& encoded) {
+  std::vector<Value> keys;
+  for (const Json& key : encoded) keys.push_back(key.contains("v") ? Value::FromJson(key["v"]) : Value());
+  return keys;
+}
+
+// Compares a row's origin with the one a token names, in the select's sort order: keys in their
+// directions, then document position (equal keys keep source order).
+int CompareOrigins(const RowOrigin& a, const RowOrigin& b, const std::vector<OrderByItem>& order) {
+  for (size_t i = 0; i < order.size() && i < a.keys.size() && i < b.keys.size(); ++i) {
+    int c = CompareTotal(a.keys[i], b.keys[i]);
+    if (c != 0) return order[i].descending ? -c : c;
+  }
+  if (a.position < b.position) return -1;
+  if (b.position < a.position) return 1;
+  return 0;
+}
+
+// Materialized selects are recomputed for every page. ORDER BY pages resume after the last row's
+// (keys, document position), which stays right when the source shrank to a part of the documents
+// (a child range after a split); other shapes skip the number of rows already returned.
 Result<QueryPage> MaterializedPage(const BoundQuery& query, EvalContext& ctx, const OpenSource& open_source,
                                    const PageRequest& request, const Json& token, uint64_t offset, uint64_t end) {
+  const SelectQuery& q = query.root();
   uint64_t skip = token.is_object() ? token["s"].get<uint64_t>() : 0;
   // Rows past the end of this page (plus one to know whether more follow) can be dropped early.
   uint64_t keep = std::min(end, offset + skip + request.max_items + 1);
+  bool keyset = SelectRunner::TracksOrigins(q, ctx.query->info(q));
   std::vector<Value> rows;
-  COSMOS_RETURN_IF_ERROR(EvaluateOverContainer(query.root(), ctx, open_source, keep, rows));
+  std::vector<RowOrigin> origins;
+  COSMOS_RETURN_IF_ERROR(EvaluateOverContainer(q, ctx, open_source, keep, rows, keyset ? &origins : nullptr));
+  uint64_t index = skip;
+  if (keyset && token.is_object() && token.contains("key")) {
+    RowOrigin last{DecodeKeys(token["key"]), token["p"]};
+    uint64_t repeats = token["r"].get<uint64_t>();  // rows at exactly `last` already returned
+    index = 0;
+    while (index < rows.size()) {
+      int c = CompareOrigins(origins[index], last, q.order_by);
+      if (c > 0 || (c == 0 && repeats == 0)) break;
+      if (c == 0) --repeats;
+      ++index;
+    }
+  }
   QueryPage page;
   size_t page_bytes = 0;
-  uint64_t index = skip;
+  uint64_t first = index;
   for (; index < rows.size(); ++index) {
     if (!AddToPage(page, rows[index], request, page_bytes)) break;
   }
-  if (index < rows.size()) page.continuation = Json{{"v", kTokenVersion}, {"k", "m"}, {"s", index}}.dump();
+  if (index < rows.size()) {
+    Json next{{"v", kTokenVersion}, {"k", "m"}, {"s", index}};
+    if (keyset && index > first) {
+      const RowOrigin& last = origins[index - 1];
+      uint64_t repeats = 0;  // rows of the same document with the same keys, up to the last
+      for (uint64_t i = index; i-- > 0 && CompareOrigins(origins[i], last, q.order_by) == 0;) ++repeats;
+      next["key"] = EncodeKeys(last.keys);
+      next["p"] = last.position;
+      next["r"] = repeats;
+    } else if (keyset && token.is_object() && token.contains("key")) {
+      next["key"] = token["key"];
+      next["p"] = token["p"];
+      next["r"] = token["r"];
+    }
+    page.continuation = next.dump();
+  }
   return page;
 }
 
@@ -146,7 +208,9 @@ Result<QueryPage> ExecutePage(const BoundQuery& query, const Json& parameters, c
     token = Json::parse(*request.continuation, nullptr, /*allow_exceptions=*/false);
     bool streaming_token = token.is_object() && token.value("k", "") == "s" && token.contains("p") &&
                            token["r"].is_number_unsigned() && token["n"].is_number_unsigned();
-    bool materialized_token = token.is_object() && token.value("k", "") == "m" && token["s"].is_number_unsigned();
+    bool materialized_token = token.is_object() && token.value("k", "") == "m" && token["s"].is_number_unsigned() &&
+                              (!token.contains("key") || (token["key"].is_array() && token["r"].is_number_unsigned() &&
+                                                          token.contains("p")));
     if (token.is_discarded() || (query.is_streaming() ? !streaming_token : !materialized_token)) return MalformedToken();
   }
 

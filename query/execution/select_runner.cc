@@ -10,6 +10,7 @@ struct SelectRunner::Sorted {
   std::vector<Value> keys;
   uint64_t sequence;  // input order breaks ties, so equal keys keep storage order
   Value value;
+  Json position;      // the source document's position, when origins are tracked
 };
 
 struct SelectRunner::Group {
@@ -153,7 +154,8 @@ Status SelectRunner::Accept(Row& row, std::vector<Value>* streamed) {
     streamed->push_back(std::move(projected));
     return Status();
   }
-  sorted_.push_back({SortKeys(row), sequence_++, std::move(projected)});
+  Json position = ctx_.document_position && TracksOrigins(q_, info_) ? *ctx_.document_position : Json();
+  sorted_.push_back({SortKeys(row), sequence_++, std::move(projected), std::move(position)});
   if (keep_first_ && !q_.distinct && sorted_.size() >= 2 * *keep_first_ + 64) Prune();
   return Status();
 }
@@ -189,7 +191,11 @@ Value SelectRunner::Project(const Row& row) {
   return Value::FromJson(std::move(object));
 }
 
-Status SelectRunner::Finish(std::vector<Value>& streamed, std::vector<Value>& out) {
+bool SelectRunner::TracksOrigins(const SelectQuery& q, const SelectInfo& info) {
+  return !q.order_by.empty() && !info.is_grouped() && !info.is_aggregate() && !q.distinct && !info.container_subquery;
+}
+
+Status SelectRunner::Finish(std::vector<Value>& streamed, std::vector<Value>& out, std::vector<RowOrigin>* origins) {
   std::optional<uint64_t> top, limit;
   uint64_t offset = 0;
   COSMOS_RETURN_IF_ERROR(Counts(q_, ctx_, top, offset, limit));
@@ -217,7 +223,7 @@ Status SelectRunner::Finish(std::vector<Value>& streamed, std::vector<Value>& ou
       ctx_.aggregate_results = nullptr;
       if (!ctx_.functions.error.ok()) return ctx_.functions.error;
       if (projected.is_undefined()) continue;
-      sorted_.push_back({SortKeys(group.representative), sequence_++, std::move(projected)});
+      sorted_.push_back({SortKeys(group.representative), sequence_++, std::move(projected), Json()});
     }
   }
 
@@ -240,7 +246,9 @@ Status SelectRunner::Finish(std::vector<Value>& streamed, std::vector<Value>& ou
   for (auto& row : sorted_) {
     if (q_.distinct && !seen.insert(row.value).second) continue;
     if (index >= end) break;
-    if (index++ >= offset) out.push_back(std::move(row.value));
+    if (index++ < offset) continue;
+    out.push_back(std::move(row.value));
+    if (origins != nullptr) origins->push_back({std::move(row.keys), std::move(row.position)});
   }
   sorted_.clear();
   return Status();

@@ -17,6 +17,14 @@
 
 namespace cosmos::query {
 
+// Where a sorted row came from: its ORDER BY keys and the position of the document that
+// produced it. (keys, position) follows the sort order, so a page can resume after a row even on
+// a source that holds only part of the original documents (a physical partition after a split).
+struct RowOrigin {
+  std::vector<Value> keys;
+  Json position;
+};
+
 class SelectRunner {
  public:
   // `keep_first`: for sorted selects, an upper bound on how many leading rows the caller will
@@ -34,7 +42,11 @@ class SelectRunner {
 
   // Produces the select's rows, TOP/OFFSET/LIMIT applied: from its collected state, or (for a
   // streaming select) from the rows Consume streamed.
-  Status Finish(std::vector<Value>& streamed, std::vector<Value>& out);
+  // `origins`, for an ORDER BY select without grouping or DISTINCT fed with
+  // EvalContext::document_position, receives each output row's origin.
+  Status Finish(std::vector<Value>& streamed, std::vector<Value>& out, std::vector<RowOrigin>* origins = nullptr);
+  // Whether Finish can report row origins for `q` (see above).
+  static bool TracksOrigins(const SelectQuery& q, const SelectInfo& info);
 
   // TOP / OFFSET / LIMIT of this select, evaluated (parameters resolved). Fails with 400 when a
   // parameter is not a non-negative integer.

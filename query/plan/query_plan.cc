@@ -567,7 +567,7 @@ Result<Json> BuildQueryPlan(const SelectQuery& query, const Json& parameters, co
   COSMOS_RETURN_IF_ERROR(CheckSupportedFeatures(info, options.supported_features));
   return Json{{"partitionedQueryExecutionInfoVersion", 2},
               {"queryInfo", info.ToJson()},
-              {"queryRanges", EffectiveQueryRanges(targets)}};
+              {"queryRanges", options.query_ranges ? options.query_ranges(targets) : EffectiveQueryRanges(targets)}};
 }
 
 }  // namespace cosmos::query

@@ -18,6 +18,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -78,6 +79,9 @@ struct QueryPlanOptions {
   // The container's vectorEmbeddingPolicy, or null: the distance function of a vector path
   // decides the direction of ORDER BY VectorDistance(…) (euclidean ascending, others descending).
   Json vector_embedding_policy;
+  // Turns the partition-key values the query can reach into effective-partition-key ranges
+  // (the partitioning layer hashes them). Unset: the full range, EffectiveQueryRanges.
+  std::function<Json(const PartitionKeyTargets&)> query_ranges;
 };
 
 // Builds the PartitionedQueryExecutionInfo for a parsed (and bound) query. `parameters` is the
@@ -86,8 +90,7 @@ struct QueryPlanOptions {
 // other expressions, TOP/OFFSET/LIMIT out of range) and for features the client did not declare.
 Result<Json> BuildQueryPlan(const SelectQuery& query, const Json& parameters, const QueryPlanOptions& options);
 
-// The effective-partition-key ranges of a plan for the partition-key values a query targets.
-// Today: always the full range ["", "FF"); the partitioning layer will hash points here.
+// The full effective-partition-key range ["", "FF"), for a plan built without a partitioning layer.
 Json EffectiveQueryRanges(const PartitionKeyTargets& targets);
 
 }  // namespace cosmos::query

@@ -50,6 +50,9 @@ int HttpStatusOf(ErrorCode code) {
     case ErrorCode::kPreconditionFailed: return 412;
     case ErrorCode::kRequestEntityTooLarge: return 413;
     case ErrorCode::kUnsupportedMediaType: return 415;
+    case ErrorCode::kQueryNeedsClientPlan: return 400;
+    case ErrorCode::kLogicalPartitionFull: return 403;
+    case ErrorCode::kPartitionKeyRangeGone: return 410;
     case ErrorCode::kInternal: return 500;
   }
   return 500;
