@@ -1001,6 +1001,23 @@ bool NeedsClientPipeline(const Json& query_info) {
          query_info["rewrittenQuery"] != "";
 }
 
+// A FROM subquery whose rows depend on every partition at once (TOP, OFFSET/LIMIT, ORDER BY,
+// DISTINCT, aggregates) has no per-partition rewrite the SDK could merge: the gateway runs such a
+// query itself, over every partition.
+bool HasWholeContainerSubquery(const query::BoundQuery& query) {
+  const query::SelectQuery* select = &query.root();
+  while (query.info(*select).container_subquery) {
+    const query::SelectQuery& inner = *select->from[0].collection->subquery;
+    const query::SelectInfo& info = query.info(inner);
+    if (inner.top || inner.offset || inner.limit || !inner.order_by.empty() || inner.distinct || info.is_grouped() ||
+        info.is_aggregate()) {
+      return true;
+    }
+    select = &inner;
+  }
+  return false;
+}
+
 }  // namespace
 
 Result<Json> Account::PlanQuery(const ResolvedContainer& container, const query::BoundQuery& prepared,
@@ -1056,7 +1073,7 @@ Result<QueryResponse> Account::QueryItems(const QueryRequest& request) {
   if (!scope.by_partition_key && !scope.by_range_id && container->routing.online_count() > 1) {
     if (!request.enable_cross_partition) return Status::BadRequest(kCrossPartitionDisabledMessage);
     COSMOS_ASSIGN_OR_RETURN(auto plan, PlanQuery(*container, *prepared, body.parameters, std::nullopt));
-    if (NeedsClientPipeline(plan["queryInfo"])) {
+    if (NeedsClientPipeline(plan["queryInfo"]) && !HasWholeContainerSubquery(*prepared)) {
       return Status::QueryNeedsClientPlan(kNeedsClientPlanMessage, plan.dump());
     }
   }

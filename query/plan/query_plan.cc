@@ -427,7 +427,10 @@ void Planner::PlanOrderBy() {
     payload = Cat({"{", fields, "}"});
   }
   std::string items = JoinFormatted(info_.order_by_expressions, ItemObject);
-  std::string top = counts_.top ? Cat({"TOP ", std::to_string(*counts_.top), " "}) : "";
+  // With DISTINCT the SDK removes duplicates after the merge: a partition that stopped after n rows
+  // could stop short of n distinct ones, so TOP and OFFSET/LIMIT stay with the SDK alone.
+  bool cut_per_partition = !query_.distinct;
+  std::string top = counts_.top && cut_per_partition ? Cat({"TOP ", std::to_string(*counts_.top), " "}) : "";
   clauses_.select = Cat({top, root_alias, "._rid, [", items, "] AS orderByItems, ", payload, " AS payload"});
 
   std::string filter(kOrderByFilterPlaceholder);
@@ -435,7 +438,7 @@ void Planner::PlanOrderBy() {
   // An undefined VALUE would vanish from the results and break the merge: leave those rows out.
   if (value) filter = Cat({"(", filter, " AND IS_DEFINED(", FormatExpr(*value), "))"});
   clauses_.where = filter;
-  if (counts_.offset) clauses_.offset_limit = MergedOffsetLimit();
+  if (counts_.offset) clauses_.offset_limit = cut_per_partition ? MergedOffsetLimit() : "";
   info_.rewritten_query = AssembleQuery(clauses_);
 }
 

@@ -65,8 +65,8 @@ using Step = std::variant<ContainerStep, InsertStep, QueryStep>;
 
 struct TestFile {
   std::string path;
-  // `# partitions: 1 4`: the physical partition counts to run the file with.
-  std::vector<int> partitions = {1};
+  // `# partitions: 1 4`: the physical partition counts to run the file with, each in a fresh account.
+  std::vector<int> partitions = {1, 4};
   std::vector<Step> steps;
 };
 

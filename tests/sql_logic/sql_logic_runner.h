@@ -1,5 +1,7 @@
-// Runs a parsed .test file against a fresh in-memory engine::Account and compares each query's
-// rows (or error) with the expectation. Thread-compatible: one runner per file.
+// Runs a parsed .test file against a fresh in-memory engine::Account, once per physical partition
+// count the file names, and compares each query's rows (or error) with the expectation.
+// Cross-partition queries that need the SDK's pipeline run through client_pipeline.h.
+// Thread-compatible: one runner per file.
 #pragma once
 
 #include <string>
@@ -27,6 +29,8 @@ struct FileOutcome {
   std::vector<Rewrite> rewrites;
 };
 
+// Runs `file` once per count in file.partitions, each in a fresh account; every failure message
+// names its count ("[4 physical partitions]").
 FileOutcome RunTestFile(const TestFile& file);
 
 // `text` with each rewritten expected block replaced by its actual rows.
