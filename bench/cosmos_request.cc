@@ -38,7 +38,7 @@ CosmosCall CreateDatabaseCall(const std::string& database) {
 }
 
 CosmosCall CreateContainerCall(const std::string& database, const std::string& container,
-                               const std::string& partition_key_path) {
+                               const std::string& partition_key_path, int64_t throughput) {
   CosmosCall call;
   call.verb = http::verb::post;
   call.path = "/dbs/" + UrlEncode(database) + "/colls";
@@ -47,6 +47,15 @@ CosmosCall CreateContainerCall(const std::string& database, const std::string& c
   call.body = nlohmann::json{{"id", container},
                              {"partitionKey", {{"paths", {partition_key_path}}, {"kind", "Hash"}}}}
                   .dump();
+  if (throughput > 0) call.headers.emplace_back("x-ms-offer-throughput", std::to_string(throughput));
+  return call;
+}
+
+CosmosCall ReadPartitionKeyRangesCall(const std::string& database, const std::string& container) {
+  CosmosCall call;
+  call.path = "/dbs/" + UrlEncode(database) + "/colls/" + UrlEncode(container) + "/pkranges";
+  call.resource_type = "pkranges";
+  call.resource_link = "dbs/" + database + "/colls/" + container;
   return call;
 }
 
@@ -116,6 +125,14 @@ CosmosCall QueryDocumentsCall(const std::string& database, const std::string& co
     call.headers.emplace_back("x-ms-documentdb-query-enablecrosspartition", "True");
   } else {
     call.partition_key = "[" + JsonString(page.partition_key_value) + "]";
+  }
+  if (!page.partition_key_range_id.empty()) {
+    call.headers.emplace_back("x-ms-documentdb-partitionkeyrangeid", page.partition_key_range_id);
+  }
+  if (page.query_plan) {
+    call.headers.emplace_back("x-ms-cosmos-is-query-plan-request", "True");
+    call.headers.emplace_back("x-ms-cosmos-supported-query-features",
+                              "Aggregate,CompositeAggregate,Distinct,MultipleOrderBy,OffsetAndLimit,OrderBy,Top");
   }
   if (page.max_item_count != 0) call.headers.emplace_back("x-ms-max-item-count", std::to_string(page.max_item_count));
   if (!page.continuation.empty()) call.headers.emplace_back("x-ms-continuation", page.continuation);

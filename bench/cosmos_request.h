@@ -3,6 +3,7 @@
 // Thread-safety: pure functions.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <utility>
 #include <vector>
@@ -32,8 +33,11 @@ Request BuildRequest(const CosmosCall& call, const MasterKeySigner& signer, cons
 
 // Calls on the account's resources. Ids are used verbatim in links and percent-encoded in paths.
 CosmosCall CreateDatabaseCall(const std::string& database);
+// `throughput` > 0 sends x-ms-offer-throughput (RU/s), which decides the physical partitions.
 CosmosCall CreateContainerCall(const std::string& database, const std::string& container,
-                               const std::string& partition_key_path);
+                               const std::string& partition_key_path, int64_t throughput = 0);
+// The container's partition key ranges (GET .../pkranges).
+CosmosCall ReadPartitionKeyRangesCall(const std::string& database, const std::string& container);
 CosmosCall DeleteContainerCall(const std::string& database, const std::string& container);
 // POST a document; `upsert` adds x-ms-documentdb-is-upsert.
 CosmosCall CreateDocumentCall(const std::string& database, const std::string& container, std::string body,
@@ -51,6 +55,8 @@ CosmosCall ReadFeedCall(const std::string& database, const std::string& containe
 // `max_item_count` 0 leaves x-ms-max-item-count out; `continuation` empty: the first page.
 struct QueryCallOptions {
   std::string partition_key_value;
+  std::string partition_key_range_id;  // x-ms-documentdb-partitionkeyrangeid: one physical partition
+  bool query_plan = false;             // x-ms-cosmos-is-query-plan-request: the SDK's plan, not rows
   int max_item_count = 0;
   std::string continuation;
 };

@@ -50,6 +50,9 @@ GOAL_READY_MS = 100
 GOAL_IDLE_RSS_MB = 15
 GOAL_ORDERBY_SCALING = 12  # time per ORDER BY query at 100k documents ÷ at 10k
 QUERY_WORKLOADS = ["query-orderby", "query-single"]
+# cosmolite only: the same ORDER BY run range by range on four physical partitions, as an SDK
+# runs it after the gateway's 400/1004 (the peer has one partition key range and no query plan).
+FANOUT_WORKLOAD = "query-fanout"
 
 
 def log(message):
@@ -272,7 +275,7 @@ class Bench:
         connections = self.args.connections
         if workload == "telemetry":
             connections = self.args.telemetry_connections
-        elif workload in QUERY_WORKLOADS:
+        elif workload in QUERY_WORKLOADS or workload == FANOUT_WORKLOAD:
             connections = self.args.query_connections
         argv = [self.generator, "--label", label, "--workload", workload, "--port", port,
                 "--connections", connections, "--threads", self.args.client_threads]
@@ -326,8 +329,9 @@ class Bench:
         whose first workload times out is abandoned (its seeding would be paid again)."""
         if self.args.skip_queries:
             return
+        workloads = QUERY_WORKLOADS + ([FANOUT_WORKLOAD] if label == "cosmolite" else [])
         for documents in self.args.query_documents:
-            for workload in QUERY_WORKLOADS:
+            for workload in workloads:
                 extra = ["--seed-docs", documents]
                 if timeout:
                     extra += ["--setup-timeout", timeout]
@@ -605,6 +609,36 @@ def render_queries(w, records, args):
     w("")
 
 
+def render_fanout(w, records, args):
+    m = lambda key, documents: median_of(records, "cosmolite", FANOUT_WORKLOAD, key, documents)  # noqa: E731
+    if not runs_of(records, "cosmolite", FANOUT_WORKLOAD):
+        return
+    w("## Cross-partition ORDER BY on four physical partitions (cosmolite, medians)")
+    w("")
+    w("`SELECT TOP 10 c.id, c.n FROM c WHERE c.n >= @lo ORDER BY c.n` on a container created with 40,000 RU/s (four "
+      "partition key ranges), run as an SDK runs it after the gateway's 400/1004: the plan's rewritten query "
+      "(`orderByItems` + `payload`) once per range with `x-ms-documentdb-partitionkeyrangeid`. One query is four "
+      "requests; the figures below are per query (requests/s ÷ 4, RU and CPU × 4).")
+    w("")
+    w("| documents | queries/s | p50 ms per range request | RU per query | server CPU ms per query | server RSS MB |")
+    w("|---:|---:|---:|---:|---:|---:|")
+    rates = {}
+    for documents in args.query_documents:
+        ops = m("ops_per_s", documents)
+        rates[documents] = ops / 4 if ops else None
+        charge = m("charge_mean", documents)
+        cpu = m("server_cpu_us_per_op", documents)
+        w(f"| {documents:,} | {fmt(rates[documents], 1)} | {fmt(m('p50_ms', documents), 1)} "
+          f"| {fmt(charge * 4 if charge else None, 0)} | {fmt(cpu * 4 / 1000 if cpu else None, 1)} "
+          f"| {fmt(m('server_rss_mb', documents), 1)} |")
+    w("")
+    if len(args.query_documents) >= 2:
+        small, large = min(args.query_documents), max(args.query_documents)
+        w(f"Time per query, {large:,} ÷ {small:,} documents: {times_text(ratio(rates[small], rates[large]))} "
+          f"(goal ≤ {GOAL_ORDERBY_SCALING}×).")
+        w("")
+
+
 def render_query_engine(w, records):
     engine = next(iter(runs_of(records, "query-engine", "parse")), None)
     if engine is None:
@@ -774,6 +808,7 @@ def render(info, records, problems, args):
     w("")
 
     render_queries(w, records, args)
+    render_fanout(w, records, args)
     render_query_engine(w, records)
 
     w(f"## Telemetry ingest ({args.telemetry_rate:,} docs/s of 300 bytes offered for {args.telemetry_seconds:g} s)")

@@ -58,6 +58,9 @@ def main():
                 ("query-single", QUERY_REQUESTS,
                  ["--requests", QUERY_REQUESTS, "--seed-docs", 500, "--partitions", 20]),
                 ("query-orderby", QUERY_REQUESTS,
+                 ["--requests", QUERY_REQUESTS, "--seed-docs", 500, "--partitions", 20]),
+                # The same ORDER BY, range by range on a container of four physical partitions.
+                ("query-fanout", QUERY_REQUESTS,
                  ["--requests", QUERY_REQUESTS, "--seed-docs", 500, "--partitions", 20])]:
             lines, code = run_json_lines([*common, "--workload", workload, *extra], timeout=30)
             report = lines[0] if lines else {}

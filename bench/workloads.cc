@@ -168,12 +168,18 @@ class TelemetryWorkload : public Workload {
 // for a target that answers the query correctly.
 class QueryWorkload : public SeededWorkload {
  public:
-  explicit QueryWorkload(const WorkloadOptions& options)
-      : SeededWorkload(options, ContainerFor(options), kDocumentBytes) {}
+  // `physical_partitions` > 1: the container is created with 10,000 RU/s per partition (and its
+  // name says so), so the target splits it into that many partition key ranges.
+  explicit QueryWorkload(const WorkloadOptions& options, int physical_partitions = 1)
+      : SeededWorkload(options, ContainerFor(options, physical_partitions), kDocumentBytes),
+        physical_partitions_(physical_partitions) {}
 
   std::string Prepare(TargetSession& session) override {
     auto started = std::chrono::steady_clock::now();
-    std::string error = session.EnsureContainer(options_.database, options_.container);
+    int64_t throughput = physical_partitions_ > 1 ? int64_t{10000} * physical_partitions_ : 0;
+    std::string error = session.EnsureContainer(options_.database, options_.container, throughput);
+    if (!error.empty()) return error;
+    error = PrepareQuery(session);
     if (!error.empty()) return error;
     found_documents_ = CountDocuments(session);
     if (found_documents_ != static_cast<int64_t>(options_.seed_documents)) {
@@ -197,6 +203,8 @@ class QueryWorkload : public SeededWorkload {
  protected:
   static constexpr size_t kDocumentBytes = 256;
 
+  // Anything the workload must learn from the target before the clock starts (after seeding).
+  virtual std::string PrepareQuery(TargetSession&) { return ""; }
   // Checks the answer to request `sequence`: an error message, empty when it is right.
   virtual std::string CheckRows(uint64_t sequence, const nlohmann::json& rows) const = 0;
 
@@ -221,11 +229,13 @@ class QueryWorkload : public SeededWorkload {
   }
 
  private:
-  static std::string ContainerFor(const WorkloadOptions& options) {
+  static std::string ContainerFor(const WorkloadOptions& options, int physical_partitions) {
     if (!options.container.empty()) return options.container;
     size_t bytes = options.document_bytes == 0 ? kDocumentBytes : options.document_bytes;
-    return "query-" + std::to_string(std::max<uint64_t>(1, options.seed_documents)) + "-p" + std::to_string(options.partitions) + "-b" +
-           std::to_string(bytes);
+    std::string name = "query-" + std::to_string(std::max<uint64_t>(1, options.seed_documents)) + "-p" +
+                       std::to_string(options.partitions) + "-b" + std::to_string(bytes);
+    if (physical_partitions > 1) name += "-r" + std::to_string(physical_partitions);
+    return name;
   }
 
   // The container's documents by SELECT VALUE COUNT(1) (summing pages in case a target returns
@@ -253,6 +263,7 @@ class QueryWorkload : public SeededWorkload {
     return -1;
   }
 
+  int physical_partitions_;
   bool seeded_ = false;
   int64_t found_documents_ = -1;
   double setup_seconds_ = 0;
@@ -329,6 +340,83 @@ class QueryOrderByWorkload : public QueryWorkload {
   }
 };
 
+// The same cross-partition ORDER BY as an SDK runs it on a container of four physical partitions:
+// the gateway answers the query with 400/1004 and the plan, so the SDK sends the plan's rewritten
+// query to each range (x-ms-documentdb-partitionkeyrangeid) and merges the sorted pages:
+//   SELECT TOP 10 c._rid, [{"item": c.n}] AS orderByItems, {"id": c.id, "n": c.n} AS payload
+//   FROM c WHERE ((c.n >= @lo) AND true) ORDER BY c.n
+// Each request here is one range's page; request i goes to range i mod 4 with the @lo of query
+// i / 4, so one query is four consecutive requests (queries/s = requests/s ÷ 4, RU per query =
+// the sum over its four requests).
+class QueryFanOutWorkload : public QueryWorkload {
+ public:
+  static constexpr int kRanges = 4;
+  explicit QueryFanOutWorkload(const WorkloadOptions& options) : QueryWorkload(options, kRanges) {}
+
+  CosmosCall Next(uint64_t sequence) const override {
+    QueryCallOptions page;
+    page.partition_key_range_id = range_ids_.empty() ? "0" : range_ids_[sequence % range_ids_.size()];
+    page.max_item_count = options_.query_page_size;
+    return QueryDocumentsCall(options_.database, options_.container, rewritten_query_,
+                              {{"@lo", std::to_string(Pick(QueryOf(sequence)))}}, page);
+  }
+
+  void AddSetupFigures(nlohmann::json& report) const override {
+    QueryWorkload::AddSetupFigures(report);
+    report["requests_per_query"] = range_ids_.size();
+  }
+
+ protected:
+  std::string PrepareQuery(TargetSession& session) override {
+    Response ranges = session.Call(ReadPartitionKeyRangesCall(options_.database, options_.container));
+    auto body = nlohmann::json::parse(ranges.body(), nullptr, false);
+    if (ranges.result_int() != 200 || body.is_discarded() || !body.contains("PartitionKeyRanges")) {
+      return "pkranges: " + std::to_string(ranges.result_int()) + " " + ranges.body().substr(0, 300);
+    }
+    for (const auto& range : body["PartitionKeyRanges"]) range_ids_.push_back(range.value("id", ""));
+    if (range_ids_.size() != static_cast<size_t>(kRanges)) {
+      return "expected " + std::to_string(kRanges) + " partition key ranges, the target has " +
+             std::to_string(range_ids_.size());
+    }
+    QueryCallOptions plan_options;
+    plan_options.query_plan = true;
+    Response plan = session.Call(QueryDocumentsCall(options_.database, options_.container, kQuery, {{"@lo", "0"}},
+                                                    plan_options));
+    auto plan_body = nlohmann::json::parse(plan.body(), nullptr, false);
+    if (plan.result_int() != 200 || plan_body.is_discarded() ||
+        !plan_body["queryInfo"]["rewrittenQuery"].is_string()) {
+      return "query plan: " + std::to_string(plan.result_int()) + " " + plan.body().substr(0, 300);
+    }
+    rewritten_query_ = plan_body["queryInfo"]["rewrittenQuery"].get<std::string>();
+    const std::string placeholder = "{documentdb-formattableorderbyquery-filter}";
+    size_t at = rewritten_query_.find(placeholder);
+    if (at != std::string::npos) rewritten_query_.replace(at, placeholder.size(), "true");
+    return "";
+  }
+
+  // A range's page: its rows in ascending n, all >= @lo, each carrying orderByItems and payload.
+  std::string CheckRows(uint64_t sequence, const nlohmann::json& rows) const override {
+    int64_t low = static_cast<int64_t>(Pick(QueryOf(sequence)));
+    int64_t previous = low;
+    if (rows.size() > 10) return std::to_string(rows.size()) + " rows from one range, expected at most 10";
+    for (const auto& row : rows) {
+      int64_t n = row.contains("payload") ? NumberField(row["payload"], "n") : -1;
+      if (n < previous || !row.contains("orderByItems") || row["orderByItems"][0].value("item", -1) != n) {
+        return "row " + row.dump().substr(0, 120) + " is out of order or not in the ORDER BY shape";
+      }
+      previous = n;
+    }
+    return "";
+  }
+
+ private:
+  static constexpr char kQuery[] = "SELECT TOP 10 c.id, c.n FROM c WHERE c.n >= @lo ORDER BY c.n";
+  static uint64_t QueryOf(uint64_t sequence) { return sequence / kRanges; }
+
+  std::vector<std::string> range_ids_;
+  std::string rewritten_query_;
+};
+
 using Factory = std::function<std::unique_ptr<Workload>(const WorkloadOptions&)>;
 
 const std::map<std::string, Factory>& Registry() {
@@ -339,6 +427,7 @@ const std::map<std::string, Factory>& Registry() {
       {"telemetry", [](const WorkloadOptions& o) { return std::make_unique<TelemetryWorkload>(o); }},
       {"query-single", [](const WorkloadOptions& o) { return std::make_unique<QuerySingleWorkload>(o); }},
       {"query-orderby", [](const WorkloadOptions& o) { return std::make_unique<QueryOrderByWorkload>(o); }},
+      {"query-fanout", [](const WorkloadOptions& o) { return std::make_unique<QueryFanOutWorkload>(o); }},
   };
   return *registry;
 }
@@ -414,12 +503,13 @@ uint64_t TargetSession::Bulk(uint64_t count, const RequestFactory& next, int con
   return count - ok;
 }
 
-std::string TargetSession::EnsureContainer(const std::string& database, const std::string& container) {
+std::string TargetSession::EnsureContainer(const std::string& database, const std::string& container,
+                                           int64_t throughput) {
   Response db = Call(CreateDatabaseCall(database));
   if (db.result_int() != 201 && db.result_int() != 409 && db.result_int() / 100 != 2) {
     return "create database: " + std::to_string(db.result_int()) + " " + db.body();
   }
-  Response coll = Call(CreateContainerCall(database, container, "/pk"));
+  Response coll = Call(CreateContainerCall(database, container, "/pk", throughput));
   if (coll.result_int() != 201 && coll.result_int() != 409 && coll.result_int() / 100 != 2) {
     return "create container: " + std::to_string(coll.result_int()) + " " + coll.body();
   }

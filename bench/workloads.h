@@ -47,7 +47,8 @@ class TargetSession {
   uint64_t Bulk(uint64_t count, const RequestFactory& next, int connections);
   // Creates the database and a container partitioned on /pk (409, already there, is fine).
   // Returns an error message, empty on success.
-  std::string EnsureContainer(const std::string& database, const std::string& container);
+  // `throughput` > 0: created with that many RU/s (one physical partition per 10,000).
+  std::string EnsureContainer(const std::string& database, const std::string& container, int64_t throughput = 0);
   // Counts a container's documents through the read feed (x-ms-max-item-count, following
   // x-ms-continuation until absent, summing _count). Returns -1 (and `error`) on failure.
   int64_t CountDocuments(const std::string& database, const std::string& container, int page_size,

@@ -242,24 +242,30 @@ Result<std::optional<DocumentRecord>> Transaction::FindDocumentBySeq(int64_t con
 Result<std::vector<DocumentRecord>> Transaction::ListDocuments(
     int64_t container_seq, const DocumentScope& scope, const std::optional<DocumentPosition>& after,
     int64_t limit, bool include_after) {
+  // One lower bound only: the cursor, or the start of the key range when the cursor lies before
+  // it. With both, SQLite may start the index scan at the range start and filter its way to the
+  // cursor, rescanning the range for every batch.
+  bool cursor_inside = after && !scope.partition_key && after->partition_key >= scope.min_key;
   std::string sql = std::string("SELECT ") + kDocumentColumns + " FROM documents WHERE container_seq = ?1";
   if (scope.partition_key) {
     sql += " AND partition_key = ?2";
   } else {
-    if (!scope.min_key.empty()) sql += " AND partition_key >= ?6";
+    if (!scope.min_key.empty() && !cursor_inside) sql += " AND partition_key >= ?6";
     if (scope.max_key) sql += " AND partition_key < ?7";
   }
-  if (after) sql += include_after ? " AND (partition_key, id) >= (?3, ?4)" : " AND (partition_key, id) > (?3, ?4)";
+  if (after && (scope.partition_key || cursor_inside)) {
+    sql += include_after ? " AND (partition_key, id) >= (?3, ?4)" : " AND (partition_key, id) > (?3, ?4)";
+  }
   sql += " ORDER BY partition_key, id LIMIT ?5";
   COSMOS_ASSIGN_OR_RETURN(auto* stmt, connection_->Prepare(sql));
   stmt->Bind(1, container_seq);
   if (scope.partition_key) {
     stmt->Bind(2, *scope.partition_key);
   } else {
-    if (!scope.min_key.empty()) stmt->Bind(6, scope.min_key);
+    if (!scope.min_key.empty() && !cursor_inside) stmt->Bind(6, scope.min_key);
     if (scope.max_key) stmt->Bind(7, *scope.max_key);
   }
-  if (after) stmt->Bind(3, after->partition_key).Bind(4, after->id);
+  if (after && (scope.partition_key || cursor_inside)) stmt->Bind(3, after->partition_key).Bind(4, after->id);
   stmt->Bind(5, limit);
   return CollectRows<DocumentRecord>(stmt, ReadDocument);
 }
