@@ -219,6 +219,34 @@ export default [
     },
   },
   {
+    name: "GET /_cosmolite/queries sums a query's charge over every range and page, with its fan-out",
+    requires: ["managed"],
+    async run(ctx) {
+      const { container } = await ctx.container();
+      await seed(container, 24);
+      const text = `SELECT c.id, c.n FROM c WHERE c.n >= 3 AND c.id != '${ctx.uid("q")}' ORDER BY c.n DESC`;
+      const response = await container.items.query(text, { maxItemCount: 2 }).fetchAll();
+      a.eq(response.resources.length, 21, "rows");
+      const narrowText = `SELECT * FROM c WHERE c.pk = 'p5' AND c.id != '${ctx.uid("q")}'`;
+      await container.items.query(narrowText).fetchAll();
+      const log = await ctx.raw({ path: "/_cosmolite/queries", auth: "none" });
+      a.eq(log.status, 200, "GET /_cosmolite/queries");
+      const entry = log.json.queries.find((q) => q.query === text);
+      a.ok(entry, `the ORDER BY query is listed: ${log.text.slice(0, 400)}`);
+      a.eq(entry.physicalPartitions, expectedRanges(ctx), "ranges reached");
+      a.eq(entry.narrowedByPartitionKey, false, "not narrowed");
+      a.eq(entry.documentsReturned, 21, "documents returned over all pages");
+      a.ok(entry.requests >= expectedRanges(ctx), `at least one page per range (${entry.requests})`);
+      a.ok(Math.abs(entry.requestCharge - response.requestCharge) < 0.05,
+        `logged charge ${entry.requestCharge} equals the SDK's total ${response.requestCharge}`);
+      const narrow = log.json.queries.find((q) => q.query === narrowText);
+      a.ok(narrow, "the partition-key query is listed");
+      a.eq(narrow.narrowedByPartitionKey, true, "narrowed by the partition key");
+      a.eq(narrow.physicalPartitions, 1, "one range");
+      a.eq(narrow.documentsScanned, 1, "scans only its logical partition");
+    },
+  },
+  {
     name: "a split mid-query: the old range answers 410/1002, its children list it as parent, and queries resume from tokens issued before it",
     requires: ["managed"],
     async run(ctx) {
