@@ -1,6 +1,7 @@
 #include "engine/account.h"
 
 #include <charconv>
+#include <map>
 #include <chrono>
 #include <cstdio>
 
@@ -924,6 +925,33 @@ PartitionKeyValue FromQueryTarget(const query::PartitionKeyValue& target) {
   return value;
 }
 
+// The effective keys of a query's partition-key targets, in key order, each a point (a full key) or
+// a prefix (every key below it); a target inside a prefix also listed is dropped, so that no two
+// overlap.
+struct TargetKey {
+  std::string epk;
+  bool prefix = false;
+  PartitionKeyValue value;
+};
+
+std::vector<TargetKey> TargetKeys(const PartitionKeyDefinition& definition, const query::PartitionKeyTargets& targets) {
+  std::map<std::string, TargetKey> by_epk;
+  for (const query::PartitionKeyValue& target : targets.points) {
+    TargetKey key;
+    key.value = FromQueryTarget(target);
+    key.epk = EffectivePartitionKey(definition, key.value);
+    key.prefix = target.size() < definition.paths.size();
+    auto [found, inserted] = by_epk.emplace(key.epk, key);
+    if (!inserted && key.prefix) found->second = std::move(key);  // a prefix covers the point equal to it
+  }
+  std::vector<TargetKey> keys;
+  for (auto& [epk, key] : by_epk) {
+    bool covered = !keys.empty() && keys.back().prefix && epk.compare(0, keys.back().epk.size(), keys.back().epk) == 0;
+    if (!covered) keys.push_back(std::move(key));
+  }
+  return keys;
+}
+
 // Narrows a scope to the logical partitions a query's filter pins the partition key to, as an
 // index on the partition key would: returns them in key order (those inside the scope), or
 // nullopt when the filter leaves every value possible.
@@ -932,25 +960,31 @@ std::optional<std::vector<storage::DocumentScope>> PinnedPartitions(const Resolv
                                                                     const Json& parameters,
                                                                     const storage::DocumentScope& scope,
                                                                     std::vector<int64_t>& range_ids) {
+  bool hierarchical = container.partition_key.kind == PartitionKeyKind::kMultiHash;
   query::PartitionKeyTargets targets =
-      query::FindPartitionKeyTargets(prepared.root(), parameters, container.partition_key.paths);
+      query::FindPartitionKeyTargets(prepared.root(), parameters, container.partition_key.paths, hierarchical);
   if (targets.kind != query::PartitionKeyTargets::Kind::kPoints) return std::nullopt;
-  std::vector<std::string> keys;
+  // In effective-key order, which is storage order, as the document source requires.
+  std::vector<storage::DocumentScope> scopes;
   std::vector<int64_t> ranges;
-  for (const query::PartitionKeyValue& target : targets.points) {
-    PartitionKeyValue value = FromQueryTarget(target);
-    std::string epk = EffectivePartitionKey(container.partition_key, value);
-    if (epk < scope.min_key || (scope.max_key && epk >= *scope.max_key)) continue;
-    keys.push_back(StoragePartitionKey(container.partition_key, value));
-    if (const RoutingMap::Range* range = container.routing.RangeOf(epk)) ranges.push_back(range->id);
+  for (TargetKey& target : TargetKeys(container.partition_key, targets)) {
+    if (target.prefix) {
+      // Every full key below the prefix, within the request's scope.
+      std::string min = std::max(target.epk, scope.min_key);
+      std::string max = target.epk + kMaxEffectivePartitionKey;
+      if (scope.max_key) max = std::min(max, *scope.max_key);
+      if (min >= max) continue;
+      for (const RoutingMap::Range* range : container.routing.Overlapping(min, max)) ranges.push_back(range->id);
+      scopes.push_back(storage::DocumentScope::KeyRange(min, max));
+      continue;
+    }
+    if (target.epk < scope.min_key || (scope.max_key && target.epk >= *scope.max_key)) continue;
+    scopes.push_back(storage::DocumentScope::Partition(StoragePartitionKey(container.partition_key, target.value)));
+    if (const RoutingMap::Range* range = container.routing.RangeOf(target.epk)) ranges.push_back(range->id);
   }
-  std::sort(keys.begin(), keys.end());
-  keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
   std::sort(ranges.begin(), ranges.end());
   ranges.erase(std::unique(ranges.begin(), ranges.end()), ranges.end());
   range_ids = std::move(ranges);
-  std::vector<storage::DocumentScope> scopes;
-  for (std::string& key : keys) scopes.push_back(storage::DocumentScope::Partition(std::move(key)));
   return scopes;
 }
 
@@ -960,19 +994,19 @@ Json EffectiveRangesOf(const PartitionKeyDefinition& definition, const query::Pa
   auto point = [](const std::string& epk) {
     return Json{{"min", epk}, {"max", epk}, {"isMinInclusive", true}, {"isMaxInclusive", true}};
   };
+  auto below_prefix = [](const std::string& epk) {
+    return Json{{"min", epk}, {"max", epk + kMaxEffectivePartitionKey}, {"isMinInclusive", true},
+                {"isMaxInclusive", false}};
+  };
   switch (targets.kind) {
     case query::PartitionKeyTargets::Kind::kAll: return query::EffectiveQueryRanges(targets);
     case query::PartitionKeyTargets::Kind::kNone: return Json::array({point("")});
     case query::PartitionKeyTargets::Kind::kPoints: break;
   }
-  std::vector<std::string> epks;
-  for (const query::PartitionKeyValue& target : targets.points) {
-    epks.push_back(EffectivePartitionKey(definition, FromQueryTarget(target)));
+  Json ranges = Json::array();  // the SDK wants them sorted and non-overlapping
+  for (const TargetKey& target : TargetKeys(definition, targets)) {
+    ranges.push_back(target.prefix ? below_prefix(target.epk) : point(target.epk));
   }
-  std::sort(epks.begin(), epks.end());
-  epks.erase(std::unique(epks.begin(), epks.end()), epks.end());
-  Json ranges = Json::array();
-  for (const std::string& epk : epks) ranges.push_back(point(epk));
   return ranges;
 }
 
@@ -1025,6 +1059,7 @@ Result<Json> Account::PlanQuery(const ResolvedContainer& container, const query:
   query::QueryPlanOptions options;
   if (supported_features) options.supported_features = query::QueryFeatureSet::Parse(*supported_features);
   options.partition_key_paths = container.partition_key.paths;
+  options.hierarchical_partition_key = container.partition_key.kind == PartitionKeyKind::kMultiHash;
   if (container.properties.contains("vectorEmbeddingPolicy")) {
     options.vector_embedding_policy = container.properties["vectorEmbeddingPolicy"];
   }

@@ -363,6 +363,23 @@ export default [
         .query("SELECT VALUE c.n FROM c ORDER BY c.n DESC", { partitionKey: ["t0"], maxItemCount: 2 })
         .fetchAll();
       a.deepEq(ordered, [4, 3, 2, 1, 0], "ORDER BY within a prefix");
+
+      // A filter on the first level narrows the plan to the prefix's key interval, and the gateway
+      // reads only the documents below it.
+      const database = container.database;
+      const planned = await rawQuery(ctx, database, container, "SELECT * FROM c WHERE c.tenant = 't2' ORDER BY c.n", {
+        "x-ms-cosmos-is-query-plan-request": "True",
+      });
+      a.eq(planned.status, 200, `plan: ${planned.text}`);
+      a.eq(planned.json.queryRanges.length, 1, "one query range");
+      const [range] = planned.json.queryRanges;
+      a.eq(range.max, `${range.min}FF`, "the range below the first level's key");
+      a.ok(range.isMinInclusive && !range.isMaxInclusive, "[min, max)");
+      const direct = await rawQuery(ctx, database, container, "SELECT VALUE c.n FROM c WHERE c.tenant = 't2'");
+      a.eq(direct.status, 200, `direct: ${direct.text}`);
+      a.deepEq(direct.json.Documents.sort((x, y) => x - y), [20, 21, 22, 23, 24], "rows of the prefix");
+      a.eq(a.header(direct.headers, "x-cosmolite-narrowed-by-partition-key"), "true", "narrowed");
+      a.eq(a.header(direct.headers, "x-cosmolite-documents-scanned"), "5", "scans the prefix's documents only");
       a.status(await container.item("t0u0", ["t0", "u0"]).delete(), 204, "delete with the full key");
     },
   },

@@ -481,7 +481,8 @@ std::vector<std::string> SplitPartitionKeyPath(std::string_view path) {
 }
 
 PartitionKeyTargets FindPartitionKeyTargets(const SelectQuery& query, const Json& parameters,
-                                            const std::vector<std::string>& partition_key_paths) {
+                                            const std::vector<std::string>& partition_key_paths,
+                                            bool allow_prefixes) {
   PartitionKeyTargets targets;
   if (query.from.empty()) {
     targets.kind = PartitionKeyTargets::Kind::kNone;
@@ -504,12 +505,15 @@ PartitionKeyTargets FindPartitionKeyTargets(const SelectQuery& query, const Json
     return targets;
   }
   // A hashed key needs every component: one alternative that leaves a path open reaches everything.
+  // A hierarchical key is hashed level by level, so its pinned first levels still narrow it.
   for (const Assignment& alternative : constraint.alternatives) {
     PartitionKeyValue point;
     for (const auto& component : alternative) {
-      if (!component) return PartitionKeyTargets{};
+      if (!component) break;
       point.push_back(*component);
     }
+    bool complete = point.size() == alternative.size();
+    if (!complete && (!allow_prefixes || point.empty())) return PartitionKeyTargets{};
     targets.points.push_back(std::move(point));
   }
   targets.kind = PartitionKeyTargets::Kind::kPoints;

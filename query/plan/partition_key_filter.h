@@ -39,15 +39,19 @@ struct PartitionKeyTargets {
     kPoints,  // only the values in `points`
   };
   Kind kind = Kind::kAll;
-  std::vector<PartitionKeyValue> points;  // kPoints: de-duplicated, in the order they were found
+  // kPoints: de-duplicated, in the order they were found. With prefixes allowed (hierarchical keys),
+  // a point may hold only the first components: it stands for every key below that prefix.
+  std::vector<PartitionKeyValue> points;
 };
 
 // Splits a partition-key path ("/a/b", "/\"x y\"/c") into its property names.
 std::vector<std::string> SplitPartitionKeyPath(std::string_view path);
 
 // `parameters` is the request's [{"name":"@p","value":…}] array; parameters compare like literals.
+// `allow_prefixes`: the key is hierarchical (MultiHash), so pinning its first levels narrows it too.
 PartitionKeyTargets FindPartitionKeyTargets(const SelectQuery& query, const Json& parameters,
-                                            const std::vector<std::string>& partition_key_paths);
+                                            const std::vector<std::string>& partition_key_paths,
+                                            bool allow_prefixes = false);
 
 // The targets in the service's internal range form (PartitionKeyInternal values, numbers as
 // doubles, undefined as {}), as the SDK's query-plan baselines print them:

@@ -453,7 +453,8 @@ void Planner::PlanDistinct() {
 
 void Planner::PlanOffsetLimit() {
   // One partition-key value means one partition, which applies OFFSET/LIMIT itself.
-  if (targets_.kind == PartitionKeyTargets::Kind::kPoints && targets_.points.size() == 1) {
+  if (targets_.kind == PartitionKeyTargets::Kind::kPoints && targets_.points.size() == 1 &&
+      targets_.points[0].size() == options_.partition_key_paths.size()) {
     info_.offset.reset();
     info_.limit.reset();
     return;
@@ -565,7 +566,8 @@ Result<Json> BuildQueryPlan(const SelectQuery& query, const Json& parameters, co
   COSMOS_ASSIGN_OR_RETURN(counts.limit, ResolveCount(query.limit, parameters, CountClause::kLimit));
   COSMOS_RETURN_IF_ERROR(CheckNoHybridSearch(query, options.supported_features));
 
-  PartitionKeyTargets targets = FindPartitionKeyTargets(query, parameters, options.partition_key_paths);
+  PartitionKeyTargets targets =
+      FindPartitionKeyTargets(query, parameters, options.partition_key_paths, options.hierarchical_partition_key);
   QueryInfo info = Planner(query, parameters, options, counts, targets).Plan();
   COSMOS_RETURN_IF_ERROR(CheckSupportedFeatures(info, options.supported_features));
   return Json{{"partitionedQueryExecutionInfoVersion", 2},

@@ -76,6 +76,8 @@ struct QueryPlanOptions {
   QueryFeatureSet supported_features = QueryFeatureSet::All();
   // The container's partition-key paths ("/pk"): equality filters on them narrow the query.
   std::vector<std::string> partition_key_paths;
+  // A hierarchical (MultiHash) key: filters on its first levels narrow the query ranges too.
+  bool hierarchical_partition_key = false;
   // The container's vectorEmbeddingPolicy, or null: the distance function of a vector path
   // decides the direction of ORDER BY VectorDistance(…) (euclidean ascending, others descending).
   Json vector_embedding_policy;

@@ -315,6 +315,31 @@ TEST_CASE("Partition-key filters pin the query to points", "[query][plan]") {
   CHECK(FindPartitionKeyTargets(q, kNoParameters, paths).kind == PartitionKeyTargets::Kind::kNone);
 }
 
+TEST_CASE("A hierarchical key is narrowed by its first levels alone", "[query][plan]") {
+  std::vector<std::string> paths = {"/tenant", "/user"};
+  SelectQuery q;
+  q.select_star = true;
+  q.from.push_back(From("c"));
+  q.where = Bin(BinaryOp::kEq, Path("c", {"tenant"}), Lit("t1"));
+  CHECK(FindPartitionKeyTargets(q, kNoParameters, paths).kind == PartitionKeyTargets::Kind::kAll);
+  PartitionKeyTargets prefix = FindPartitionKeyTargets(q, kNoParameters, paths, /*allow_prefixes=*/true);
+  REQUIRE(prefix.kind == PartitionKeyTargets::Kind::kPoints);
+  REQUIRE(prefix.points.size() == 1);
+  CHECK(prefix.points[0].size() == 1);
+  CHECK(prefix.points[0][0].value == "t1");
+
+  // Only the second level pinned: nothing to hash, every key stays possible.
+  q.where = Bin(BinaryOp::kEq, Path("c", {"user"}), Lit("u1"));
+  CHECK(FindPartitionKeyTargets(q, kNoParameters, paths, true).kind == PartitionKeyTargets::Kind::kAll);
+
+  // Both levels: a full point.
+  q.where = Bin(BinaryOp::kAnd, Bin(BinaryOp::kEq, Path("c", {"tenant"}), Lit("t1")),
+                Bin(BinaryOp::kEq, Path("c", {"user"}), Lit("u1")));
+  PartitionKeyTargets full = FindPartitionKeyTargets(q, kNoParameters, paths, true);
+  REQUIRE(full.kind == PartitionKeyTargets::Kind::kPoints);
+  CHECK(full.points.at(0).size() == 2);
+}
+
 TEST_CASE("Partition-key paths split into property names", "[query][plan]") {
   CHECK(SplitPartitionKeyPath("/a/b") == std::vector<std::string>{"a", "b"});
   CHECK(SplitPartitionKeyPath("/\"x/y\"/c") == std::vector<std::string>{"x/y", "c"});
