@@ -88,6 +88,27 @@ struct ContainerThroughput {
   int64_t autoscale_max = 0;     // RU/s; 0: not autoscale
 };
 
+// A change feed read (GET .../docs with A-IM: Incremental feed): the documents written since a
+// point, each once in its latest version, in LSN order within the scope.
+struct ChangeFeedRequest {
+  enum class StartFrom { kBeginning, kNow, kTime, kContinuation };
+  ContainerAddress container;
+  std::optional<std::string> partition_key_header;    // one logical partition, or a hierarchical prefix
+  std::optional<std::string> partition_key_range_id;  // one physical partition ...
+  std::optional<std::string> start_epk;               // ... or the part of it a feed range names
+  std::optional<std::string> end_epk;
+  StartFrom start_from = StartFrom::kBeginning;
+  int64_t continuation_lsn = 0;  // kContinuation: the previous page's etag
+  int64_t since_seconds = 0;     // kTime: changes with _ts at or after this
+  int64_t max_item_count = 0;    // 0: the default page (100); -1: the server chooses
+};
+
+struct ChangeFeedResponse : FeedResponse {
+  std::string etag;           // where the next read continues (the LSN reached, quoted)
+  bool not_modified = false;  // nothing new: answer 304
+  std::optional<int64_t> served_range_id;
+};
+
 // A query on the documents of a container (POST .../docs with x-ms-documentdb-isquery).
 struct QueryRequest {
   ContainerAddress container;
@@ -184,6 +205,8 @@ class Account {
   Result<ResourceResponse> ReadItem(const ItemKey& key, const Preconditions& preconditions);
   Result<ResourceResponse> DeleteItem(const ItemKey& key, const Preconditions& preconditions);
   Result<FeedResponse> ReadItemFeed(const ContainerAddress& container, const FeedOptions& options);
+  // One page of the latest-version change feed. kPartitionKeyRangeGone for a split range.
+  Result<ChangeFeedResponse> ReadChangeFeed(const ChangeFeedRequest& request);
   // Runs one page of a query. kBadRequest for invalid SQL (the service's error payload as the
   // message), for a malformed continuation, and for a cross-partition query without
   // enable_cross_partition.

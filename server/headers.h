@@ -24,6 +24,7 @@ inline constexpr char kIsBatchRequest[] = "x-ms-cosmos-is-batch-request";
 inline constexpr char kMaxItemCount[] = "x-ms-max-item-count";
 inline constexpr char kIfMatch[] = "if-match";
 inline constexpr char kIfNoneMatch[] = "if-none-match";
+inline constexpr char kIfModifiedSince[] = "if-modified-since";
 inline constexpr char kAIm[] = "a-im";
 inline constexpr char kPrefer[] = "prefer";
 inline constexpr char kContentType[] = "content-type";

@@ -375,8 +375,12 @@ Result<HttpResponse> RequestHandler::Dispatch(const HttpRequest& request, const 
   std::optional<std::string> partition_key = request.headers.Get(headers::kPartitionKey);
   if (path.is_feed) {
     if (method == "GET") {
-      if (request.headers.Get(headers::kAIm)) {
-        return Status::BadRequest("The change feed is not supported by this cosmolite build yet.");
+      if (std::optional<std::string> a_im = request.headers.Get(headers::kAIm)) {
+        if (ToLowerAscii(*a_im) != "incremental feed") {
+          return Status::BadRequest("The all-versions-and-deletes change feed is not supported by this cosmolite "
+                                    "build yet.");
+        }
+        return ChangeFeed(request, path);
       }
       COSMOS_ASSIGN_OR_RETURN(auto options, FeedOptionsOf(request));
       options.partition_key_header = partition_key;
@@ -482,6 +486,49 @@ Result<HttpResponse> RequestHandler::QueryItems(const HttpRequest& request, cons
   }
   COSMOS_ASSIGN_OR_RETURN(auto page, account_.QueryItems(query));
   return FromQuery(std::move(page), true);
+}
+
+// The latest-version change feed. Where it starts: If-None-Match "*" (now) or a previous page's
+// etag (continue), If-Modified-Since (a point in time), or neither (the beginning).
+Result<HttpResponse> RequestHandler::ChangeFeed(const HttpRequest& request, const ResourcePath& path) const {
+  COSMOS_ASSIGN_OR_RETURN(auto options, FeedOptionsOf(request));
+  engine::ChangeFeedRequest feed;
+  feed.container = ContainerOf(path);
+  feed.partition_key_header = request.headers.Get(headers::kPartitionKey);
+  feed.partition_key_range_id = request.headers.Get(headers::kPartitionKeyRangeId);
+  feed.start_epk = request.headers.Get(headers::kStartEpk);
+  feed.end_epk = request.headers.Get(headers::kEndEpk);
+  feed.max_item_count = options.max_item_count;
+  std::optional<std::string> if_none_match = request.headers.Get(headers::kIfNoneMatch);
+  std::optional<std::string> if_modified_since = request.headers.Get(headers::kIfModifiedSince);
+  if (if_none_match && *if_none_match == "*") {
+    feed.start_from = engine::ChangeFeedRequest::StartFrom::kNow;
+  } else if (if_none_match && !if_none_match->empty()) {
+    std::string_view text = *if_none_match;
+    if (text.size() >= 2 && text.front() == '"' && text.back() == '"') text = text.substr(1, text.size() - 2);
+    auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), feed.continuation_lsn);
+    if (error != std::errc() || end != text.data() + text.size() || feed.continuation_lsn < 0) {
+      return Status::BadRequest("The change feed continuation '" + *if_none_match + "' is malformed.");
+    }
+    feed.start_from = engine::ChangeFeedRequest::StartFrom::kContinuation;
+  } else if (if_modified_since && !if_modified_since->empty()) {
+    std::optional<int64_t> since = ParseHttpDate(*if_modified_since);
+    if (!since) return Status::BadRequest("If-Modified-Since '" + *if_modified_since + "' is not an HTTP date.");
+    feed.start_from = engine::ChangeFeedRequest::StartFrom::kTime;
+    feed.since_seconds = *since;
+  }
+  COSMOS_ASSIGN_OR_RETURN(auto page, account_.ReadChangeFeed(feed));
+  std::string etag = page.etag;
+  bool not_modified = page.not_modified;
+  std::optional<int64_t> served_range = page.served_range_id;
+  HttpResponse response = FromFeed(std::move(page), true);
+  response.AddHeader(headers::kEtag, etag);
+  if (served_range) response.AddHeader(headers::kPartitionKeyRangeId, std::to_string(*served_range));
+  if (not_modified) {
+    response.status = 304;
+    response.body.clear();
+  }
+  return response;
 }
 
 // The .NET SDK reads with A-IM: Incremental feed and If-None-Match until it gets 304; the

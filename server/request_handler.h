@@ -33,6 +33,8 @@ class RequestHandler {
   Result<HttpResponse> Dispatch(const HttpRequest& request, const ResourcePath& path) const;
   HttpResponse DatabaseAccount(const HttpRequest& request) const;
   Result<HttpResponse> PartitionKeyRanges(const HttpRequest& request, const ResourcePath& path) const;
+  // GET .../docs with A-IM: Incremental feed.
+  Result<HttpResponse> ChangeFeed(const HttpRequest& request, const ResourcePath& path) const;
   HttpResponse FromRanges(engine::PartitionKeyRangesResponse ranges) const;
   // /_cosmolite/...: administration (splits), unsigned like /alive.
   Result<HttpResponse> Admin(const HttpRequest& request, std::string_view path_text) const;

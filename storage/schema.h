@@ -31,6 +31,7 @@ CREATE TABLE IF NOT EXISTS documents(
   etag TEXT NOT NULL,
   lsn INTEGER NOT NULL);
 CREATE UNIQUE INDEX IF NOT EXISTS documents_by_key ON documents(container_seq, partition_key, id);
+CREATE INDEX IF NOT EXISTS documents_by_lsn ON documents(container_seq, lsn);
 CREATE TABLE IF NOT EXISTS logical_partitions(
   container_seq INTEGER NOT NULL,
   partition_key TEXT NOT NULL,

@@ -270,6 +270,30 @@ Result<std::vector<DocumentRecord>> Transaction::ListDocuments(
   return CollectRows<DocumentRecord>(stmt, ReadDocument);
 }
 
+Result<std::vector<DocumentRecord>> Transaction::ListChanges(int64_t container_seq, const DocumentScope& scope,
+                                                             int64_t after_lsn, int64_t limit,
+                                                             std::optional<int64_t> since_ts) {
+  std::string sql = std::string("SELECT ") + kDocumentColumns + " FROM documents WHERE container_seq = ?1 AND lsn > ?2";
+  if (scope.partition_key) {
+    sql += " AND partition_key = ?3";
+  } else {
+    if (!scope.min_key.empty()) sql += " AND partition_key >= ?4";
+    if (scope.max_key) sql += " AND partition_key < ?5";
+  }
+  if (since_ts) sql += " AND json_extract(body, '$._ts') >= ?6";
+  sql += " ORDER BY lsn LIMIT ?7";
+  COSMOS_ASSIGN_OR_RETURN(auto* stmt, connection_->Prepare(sql));
+  stmt->Bind(1, container_seq).Bind(2, after_lsn).Bind(7, limit);
+  if (scope.partition_key) {
+    stmt->Bind(3, *scope.partition_key);
+  } else {
+    if (!scope.min_key.empty()) stmt->Bind(4, scope.min_key);
+    if (scope.max_key) stmt->Bind(5, *scope.max_key);
+  }
+  if (since_ts) stmt->Bind(6, *since_ts);
+  return CollectRows<DocumentRecord>(stmt, ReadDocument);
+}
+
 Status Transaction::InsertDocument(int64_t container_seq, const DocumentRecord& record) {
   COSMOS_ASSIGN_OR_RETURN(auto* insert, connection_->Prepare(
       "INSERT INTO documents(seq, container_seq, partition_key, id, body, etag, lsn) "

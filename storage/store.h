@@ -143,6 +143,11 @@ class Transaction {
   Result<std::vector<DocumentRecord>> ListDocuments(int64_t container_seq, const DocumentScope& scope,
                                                     const std::optional<DocumentPosition>& after,
                                                     int64_t limit, bool include_after = false);
+  // The change feed: up to `limit` documents of `scope` last written after `after_lsn`, in LSN
+  // order; with `since_ts`, only those whose _ts is at least that (seconds since the epoch).
+  Result<std::vector<DocumentRecord>> ListChanges(int64_t container_seq, const DocumentScope& scope,
+                                                  int64_t after_lsn, int64_t limit,
+                                                  std::optional<int64_t> since_ts = std::nullopt);
   // Returns kConflict if (partition_key, id) exists already.
   Status InsertDocument(int64_t container_seq, const DocumentRecord& record);
   // Replaces body, etag and lsn of the document with record.seq.

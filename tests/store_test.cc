@@ -145,6 +145,37 @@ TEST_CASE("a key range lists the documents whose partition key text falls inside
   CHECK(measured->total_bytes == 3 * 7);
 }
 
+TEST_CASE("changes list the documents of a scope written after an LSN, in LSN order", "[store]") {
+  auto [store, container] = SeedStore();
+  auto txn = store->BeginWrite();
+  REQUIRE_OK(txn);
+  // Document(seq, ...) writes lsn = seq.
+  REQUIRE_OK(txn->InsertDocument(container, Document(3, "0A [1]", "a", "{\"_ts\":100}")));
+  REQUIRE_OK(txn->InsertDocument(container, Document(1, "20 [2]", "b", "{\"_ts\":50}")));
+  REQUIRE_OK(txn->InsertDocument(container, Document(2, "0A [1]", "c", "{\"_ts\":200}")));
+  auto all = txn->ListChanges(container, cosmos::storage::DocumentScope::All(), 0, 10);
+  REQUIRE_OK(all);
+  REQUIRE(all->size() == 3);
+  CHECK(all->at(0).id == "b");
+  CHECK(all->at(2).id == "a");
+  auto after = txn->ListChanges(container, cosmos::storage::DocumentScope::All(), 2, 10);
+  REQUIRE_OK(after);
+  REQUIRE(after->size() == 1);
+  CHECK(after->at(0).id == "a");
+  auto range = txn->ListChanges(container, cosmos::storage::DocumentScope::KeyRange("", "10"), 0, 10);
+  REQUIRE_OK(range);
+  CHECK(range->size() == 2);
+  auto partition = txn->ListChanges(container, cosmos::storage::DocumentScope::Partition("20 [2]"), 0, 10);
+  REQUIRE_OK(partition);
+  CHECK(partition->size() == 1);
+  auto since = txn->ListChanges(container, cosmos::storage::DocumentScope::All(), 0, 10, int64_t{100});
+  REQUIRE_OK(since);
+  CHECK(since->size() == 2);
+  auto limited = txn->ListChanges(container, cosmos::storage::DocumentScope::All(), 0, 1);
+  REQUIRE_OK(limited);
+  CHECK(limited->size() == 1);
+}
+
 TEST_CASE("partition key ranges are kept with their parents and gone flag", "[store]") {
   auto [store, container] = SeedStore();
   auto txn = store->BeginWrite();
