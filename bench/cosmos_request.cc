@@ -104,6 +104,15 @@ CosmosCall ReadFeedCall(const std::string& database, const std::string& containe
   return call;
 }
 
+CosmosCall ChangeFeedCall(const std::string& database, const std::string& container, const std::string& range_id,
+                          const std::string& etag, int max_item_count) {
+  CosmosCall call = ReadFeedCall(database, container, max_item_count, "");
+  call.headers.emplace_back("a-im", "Incremental feed");
+  call.headers.emplace_back("x-ms-documentdb-partitionkeyrangeid", range_id);
+  if (!etag.empty()) call.headers.emplace_back("if-none-match", etag);
+  return call;
+}
+
 CosmosCall QueryDocumentsCall(const std::string& database, const std::string& container, const std::string& query,
                               const std::vector<std::pair<std::string, std::string>>& parameters,
                               const QueryCallOptions& page) {

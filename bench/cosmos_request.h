@@ -48,6 +48,11 @@ CosmosCall ReadDocumentCall(const std::string& database, const std::string& cont
 CosmosCall ReadFeedCall(const std::string& database, const std::string& container, int max_item_count,
                         const std::string& continuation);
 
+// One page of the latest-version change feed (A-IM: Incremental feed) of one partition key range,
+// continuing after `etag` (empty: from the beginning).
+CosmosCall ChangeFeedCall(const std::string& database, const std::string& container, const std::string& range_id,
+                          const std::string& etag, int max_item_count);
+
 // A query on a container's documents: POST .../docs with x-ms-documentdb-isquery and
 // application/query+json. `parameters` are (name, JSON text of the value) pairs, e.g.
 // {"@lo", "42"}. A non-empty `partition_key_value` makes it a single-partition query (the

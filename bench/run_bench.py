@@ -53,6 +53,8 @@ QUERY_WORKLOADS = ["query-orderby", "query-single"]
 # cosmolite only: the same ORDER BY run range by range on four physical partitions, as an SDK
 # runs it after the gateway's 400/1004 (the peer has one partition key range and no query plan).
 FANOUT_WORKLOAD = "query-fanout"
+# cosmolite only: the latest-version change feed of the same four-range container.
+CHANGEFEED_WORKLOAD = "changefeed"
 
 
 def log(message):
@@ -275,7 +277,7 @@ class Bench:
         connections = self.args.connections
         if workload == "telemetry":
             connections = self.args.telemetry_connections
-        elif workload in QUERY_WORKLOADS or workload == FANOUT_WORKLOAD:
+        elif workload in QUERY_WORKLOADS or workload in (FANOUT_WORKLOAD, CHANGEFEED_WORKLOAD):
             connections = self.args.query_connections
         argv = [self.generator, "--label", label, "--workload", workload, "--port", port,
                 "--connections", connections, "--threads", self.args.client_threads]
@@ -329,7 +331,7 @@ class Bench:
         whose first workload times out is abandoned (its seeding would be paid again)."""
         if self.args.skip_queries:
             return
-        workloads = QUERY_WORKLOADS + ([FANOUT_WORKLOAD] if label == "cosmolite" else [])
+        workloads = QUERY_WORKLOADS + ([FANOUT_WORKLOAD, CHANGEFEED_WORKLOAD] if label == "cosmolite" else [])
         for documents in self.args.query_documents:
             for workload in workloads:
                 extra = ["--seed-docs", documents]
@@ -639,6 +641,25 @@ def render_fanout(w, records, args):
         w("")
 
 
+def render_changefeed(w, records, args):
+    m = lambda key, documents: median_of(records, "cosmolite", CHANGEFEED_WORKLOAD, key, documents)  # noqa: E731
+    if not runs_of(records, "cosmolite", CHANGEFEED_WORKLOAD):
+        return
+    w("## Change feed, latest version (cosmolite, the four-range query container)")
+    w("")
+    w("Drain: one consumer reads every range from the beginning, 1,000 items a page, until 304, before the clock "
+      "(it must see every document exactly once). Pages: the timed load reads 1,000-item pages from random points "
+      "of the feed on all four ranges.")
+    w("")
+    w("| documents | drain items/s | drain s | pages/s | p50 ms per page | RU per page | server CPU µs per page |")
+    w("|---:|---:|---:|---:|---:|---:|---:|")
+    for documents in args.query_documents:
+        w(f"| {documents:,} | {fmt(m('drain_items_per_s', documents))} | {fmt(m('drain_seconds', documents), 2)} "
+          f"| {fmt(m('ops_per_s', documents), 1)} | {fmt(m('p50_ms', documents), 1)} "
+          f"| {fmt(m('charge_mean', documents), 1)} | {fmt(m('server_cpu_us_per_op', documents))} |")
+    w("")
+
+
 def render_query_engine(w, records):
     engine = next(iter(runs_of(records, "query-engine", "parse")), None)
     if engine is None:
@@ -809,6 +830,7 @@ def render(info, records, problems, args):
 
     render_queries(w, records, args)
     render_fanout(w, records, args)
+    render_changefeed(w, records, args)
     render_query_engine(w, records)
 
     w(f"## Telemetry ingest ({args.telemetry_rate:,} docs/s of 300 bytes offered for {args.telemetry_seconds:g} s)")

@@ -61,6 +61,9 @@ def main():
                  ["--requests", QUERY_REQUESTS, "--seed-docs", 500, "--partitions", 20]),
                 # The same ORDER BY, range by range on a container of four physical partitions.
                 ("query-fanout", QUERY_REQUESTS,
+                 ["--requests", QUERY_REQUESTS, "--seed-docs", 500, "--partitions", 20]),
+                # Drains the change feed of that container before the clock (it must see all 500 once).
+                ("changefeed", QUERY_REQUESTS,
                  ["--requests", QUERY_REQUESTS, "--seed-docs", 500, "--partitions", 20])]:
             lines, code = run_json_lines([*common, "--workload", workload, *extra], timeout=30)
             report = lines[0] if lines else {}
@@ -73,6 +76,8 @@ def main():
             if workload == "telemetry":
                 check("telemetry: read feed counts every acknowledged document",
                       report.get("stored") == expected and report.get("lost") == 0, str(report))
+            if workload == "changefeed":
+                check("changefeed: the drain saw every document once", report.get("drained") == 500, str(report))
             if workload == "query-orderby":
                 # query-single seeded the container; this one must count the documents and reuse them.
                 check("query-orderby: reuses the container query-single seeded",

@@ -5,6 +5,7 @@
 #include <ctime>
 #include <functional>
 #include <map>
+#include <set>
 
 namespace cosmos::bench {
 namespace {
@@ -417,6 +418,94 @@ class QueryFanOutWorkload : public QueryWorkload {
   std::string rewritten_query_;
 };
 
+// The change feed of the seeded four-range query container. Before the clock, one consumer drains
+// the whole feed from the beginning, range by range, 1,000 items a page, and must see every seeded
+// document exactly once: its rate is drain_items_per_s. The timed load then reads pages of 1,000
+// from random points of the feed (request i: range i mod 4, after a random LSN below the seed
+// count), so items/s = requests/s × items per page.
+class ChangeFeedWorkload : public QueryWorkload {
+ public:
+  static constexpr int kRanges = 4;
+  static constexpr int kPageItems = 1000;
+  explicit ChangeFeedWorkload(const WorkloadOptions& options) : QueryWorkload(options, kRanges) {}
+
+  CosmosCall Next(uint64_t sequence) const override {
+    const std::string& range = range_ids_.empty() ? kFirstRange : range_ids_[sequence % range_ids_.size()];
+    std::string etag = "\"";
+    etag += std::to_string(Pick(sequence / kRanges));
+    etag += '"';
+    return ChangeFeedCall(options_.database, options_.container, range, etag, kPageItems);
+  }
+
+  void AddSetupFigures(nlohmann::json& report) const override {
+    QueryWorkload::AddSetupFigures(report);
+    report["drained"] = drained_;
+    report["drain_seconds"] = std::round(drain_seconds_ * 1000) / 1000;
+    report["drain_items_per_s"] = drain_seconds_ > 0 ? std::round(drained_ / drain_seconds_) : 0;
+    report["page_items"] = kPageItems;
+  }
+
+ protected:
+  std::string PrepareQuery(TargetSession& session) override {
+    Response ranges = session.Call(ReadPartitionKeyRangesCall(options_.database, options_.container));
+    auto body = nlohmann::json::parse(ranges.body(), nullptr, false);
+    if (ranges.result_int() != 200 || body.is_discarded() || !body.contains("PartitionKeyRanges")) {
+      return "pkranges: " + std::to_string(ranges.result_int()) + " " + ranges.body().substr(0, 300);
+    }
+    for (const auto& range : body["PartitionKeyRanges"]) range_ids_.push_back(range.value("id", ""));
+    return Drain(session);
+  }
+
+  // A change-feed page: items in ascending _lsn, each above the requested LSN.
+  std::string CheckRows(uint64_t sequence, const nlohmann::json& rows) const override {
+    int64_t previous = static_cast<int64_t>(Pick(sequence / kRanges));
+    for (const auto& row : rows) {
+      int64_t lsn = NumberField(row, "_lsn");
+      if (lsn <= previous) return "item " + row.dump().substr(0, 120) + " is not after LSN " + std::to_string(previous);
+      previous = lsn;
+    }
+    return "";
+  }
+
+ private:
+  static inline const std::string kFirstRange = "0";
+
+  // Reads every range from the beginning until 304, counting items and distinct ids.
+  std::string Drain(TargetSession& session) {
+    auto started = std::chrono::steady_clock::now();
+    std::set<std::string> ids;
+    for (const std::string& range : range_ids_) {
+      std::string etag;
+      for (int page = 0;; ++page) {
+        if (page > 100000) return "the change feed of range " + range + " never ends";
+        Response answer = session.Call(ChangeFeedCall(options_.database, options_.container, range, etag, kPageItems));
+        if (answer.result_int() == 304) break;
+        auto body = nlohmann::json::parse(answer.body(), nullptr, false);
+        if (answer.result_int() != 200 || body.is_discarded() || !body.contains("Documents")) {
+          return "change feed: " + std::to_string(answer.result_int()) + " " + answer.body().substr(0, 300);
+        }
+        for (const auto& item : body["Documents"]) {
+          ++drained_;
+          ids.insert(item.value("id", ""));
+        }
+        auto next = answer.find("etag");
+        if (next == answer.end()) return "a change-feed page without an etag";
+        etag = std::string(next->value());
+      }
+    }
+    drain_seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    if (drained_ != static_cast<int64_t>(options_.seed_documents) || ids.size() != options_.seed_documents) {
+      return "the change feed returned " + std::to_string(drained_) + " items (" + std::to_string(ids.size()) +
+             " distinct) for " + std::to_string(options_.seed_documents) + " documents";
+    }
+    return "";
+  }
+
+  std::vector<std::string> range_ids_;
+  int64_t drained_ = 0;
+  double drain_seconds_ = 0;
+};
+
 using Factory = std::function<std::unique_ptr<Workload>(const WorkloadOptions&)>;
 
 const std::map<std::string, Factory>& Registry() {
@@ -428,6 +517,7 @@ const std::map<std::string, Factory>& Registry() {
       {"query-single", [](const WorkloadOptions& o) { return std::make_unique<QuerySingleWorkload>(o); }},
       {"query-orderby", [](const WorkloadOptions& o) { return std::make_unique<QueryOrderByWorkload>(o); }},
       {"query-fanout", [](const WorkloadOptions& o) { return std::make_unique<QueryFanOutWorkload>(o); }},
+      {"changefeed", [](const WorkloadOptions& o) { return std::make_unique<ChangeFeedWorkload>(o); }},
   };
   return *registry;
 }
