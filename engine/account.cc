@@ -210,6 +210,52 @@ Result<DatabaseRecord> FindDatabase(Transaction& txn, const ResourceName& name, 
   return std::move(*found);
 }
 
+// ---- Time to live ----
+// A container's defaultTtl: absent = off, -1 = on with no default, N = seconds. A document's `ttl`
+// (-1 = never, N = seconds) counts only while the container has TTL on. A document expires at
+// _ts + ttl: from then on it is invisible, and the sweeper deletes it.
+
+std::optional<int64_t> DefaultTtlOf(const Json& properties) {
+  auto ttl = properties.find("defaultTtl");
+  if (ttl == properties.end() || !ttl->is_number_integer()) return std::nullopt;
+  return ttl->get<int64_t>();
+}
+
+// When a document written at `ts` expires (seconds since the epoch), 0 for never. kBadRequest for
+// a `ttl` that is not -1 or a positive integer on a container with TTL on.
+Result<int64_t> ExpiresAt(const std::optional<int64_t>& default_ttl, const Json& document, int64_t ts) {
+  if (!default_ttl) return int64_t{0};
+  int64_t ttl = *default_ttl;
+  if (auto own = document.find("ttl"); own != document.end() && !own->is_null()) {
+    if (!own->is_number_integer() || (own->get<int64_t>() != -1 && own->get<int64_t>() <= 0)) {
+      return Status::BadRequest("The value of the 'ttl' property must be -1 or a positive integer number of seconds.");
+    }
+    ttl = own->get<int64_t>();
+  }
+  return ttl > 0 ? ts + ttl : 0;
+}
+
+bool IsExpired(const DocumentRecord& record, int64_t now) { return record.expires_at > 0 && record.expires_at <= now; }
+
+// Turning TTL on or off, or changing the default, applies to the documents already there. A `ttl`
+// written while TTL was off and not valid now falls back to the default.
+Status RecomputeExpiries(Transaction& txn, int64_t container_seq, const std::optional<int64_t>& default_ttl) {
+  static const std::vector<std::string> kTimeProperties = {"ttl", "_ts"};
+  int64_t after_seq = 0;
+  for (;;) {
+    COSMOS_ASSIGN_OR_RETURN(auto next, txn.FindNextDocumentBySeq(container_seq, after_seq));
+    if (!next) return Status();
+    after_seq = next->seq;
+    Json times = ParseSelectedProperties(next->body, kTimeProperties);
+    int64_t ts = times.contains("_ts") && times["_ts"].is_number_integer() ? times["_ts"].get<int64_t>() : 0;
+    Result<int64_t> expires = ExpiresAt(default_ttl, times, ts);
+    int64_t expires_at = expires.ok() ? *expires : (default_ttl && *default_ttl > 0 ? ts + *default_ttl : 0);
+    if (expires_at != next->expires_at) {
+      COSMOS_RETURN_IF_ERROR(txn.SetDocumentExpiry(container_seq, next->seq, expires_at));
+    }
+  }
+}
+
 // The partition key a point operation names in its header. Required on every item operation.
 Result<PartitionKeyValue> HeaderPartitionKey(const ResolvedContainer& container,
                                              const std::optional<std::string>& header) {
@@ -227,10 +273,14 @@ Result<std::optional<DocumentRecord>> FindItem(Transaction& txn, const ResolvedC
     }
     COSMOS_ASSIGN_OR_RETURN(auto found, txn.FindDocumentBySeq(container.container.seq, rid->document));
     if (found && found->partition_key != StoragePartitionKey(container.partition_key, partition_key)) found.reset();
+    if (found && IsExpired(*found, NowSeconds())) found.reset();
     return found;
   }
-  return txn.FindDocument(container.container.seq, StoragePartitionKey(container.partition_key, partition_key),
-                          key.id.value);
+  COSMOS_ASSIGN_OR_RETURN(auto found, txn.FindDocument(container.container.seq,
+                                                       StoragePartitionKey(container.partition_key, partition_key),
+                                                       key.id.value));
+  if (found && IsExpired(*found, NowSeconds())) found.reset();
+  return found;
 }
 
 // The service caps what one logical partition may hold (20 GB); a write that would pass the cap
@@ -350,6 +400,7 @@ Result<std::shared_ptr<const ResolvedContainer>> Account::FindContainer(Transact
   resolved->unique_keys = UniqueKeyPolicy::FromDefinition(resolved->properties);
   COSMOS_ASSIGN_OR_RETURN(auto ranges, txn.ListPartitionKeyRanges(found->seq));
   resolved->routing = RoutingMap(std::move(ranges));
+  resolved->default_ttl = DefaultTtlOf(resolved->properties);
   resolved->database_rid = ResourceId::ForDatabase(database.seq);
   resolved->container_rid = ResourceId::ForContainer(database.seq, found->seq);
   resolved->lsn = found->lsn;
@@ -537,6 +588,10 @@ Result<ResourceResponse> Account::ReplaceContainer(const ContainerAddress& conta
   normalized["_etag"] = etag;
   std::string text = normalized.dump();
   COSMOS_RETURN_IF_ERROR(txn.UpdateContainerBody(resolved->container.seq, text));
+  std::optional<int64_t> default_ttl = DefaultTtlOf(normalized);
+  if (default_ttl != resolved->default_ttl) {
+    COSMOS_RETURN_IF_ERROR(RecomputeExpiries(txn, resolved->container.seq, default_ttl));
+  }
   containers_.Clear();
   COSMOS_RETURN_IF_ERROR(txn.Commit());
   ResourceResponse response;
@@ -607,6 +662,11 @@ Result<ResourceResponse> Account::WriteItem(const ItemWrite& write, WriteMode mo
     }
   } else if (mode == WriteMode::kUpsert) {
     COSMOS_ASSIGN_OR_RETURN(existing, txn.FindDocument(container->container.seq, partition_key, id));
+    // An expired document the sweeper has not removed yet is gone already: this upsert creates.
+    if (existing && IsExpired(*existing, NowSeconds())) {
+      COSMOS_RETURN_IF_ERROR(txn.DeleteDocument(container->container.seq, *existing));
+      existing.reset();
+    }
   }  // a create learns of a duplicate id from the insert itself
   // If-Match guards a replace of an existing document; an upsert that inserts ignores it.
   if (existing) COSMOS_RETURN_IF_ERROR(CheckIfMatch(write.preconditions, existing->etag));
@@ -629,6 +689,7 @@ Result<ResourceResponse> Account::WriteItem(const ItemWrite& write, WriteMode mo
   system.self = ContainerSelf(container->database_rid, container->container_rid) + "docs/" + system.rid + "/";
   system.etag = record.etag;
   system.ts = NowSeconds();
+  COSMOS_ASSIGN_OR_RETURN(record.expires_at, ExpiresAt(container->default_ttl, document, system.ts));
   record.body = DocumentText(write.body, compact, document, system);
   COSMOS_RETURN_IF_ERROR(CheckLogicalPartitionCap(txn, *container, partition_key, record.body.size(),
                                                   existing ? existing->body.size() : 0,
@@ -641,7 +702,13 @@ Result<ResourceResponse> Account::WriteItem(const ItemWrite& write, WriteMode mo
     }
   } else {
     Status inserted = txn.InsertDocument(container->container.seq, record);
-    if (inserted.code() == ErrorCode::kConflict) return Status::Conflict(kIdExistsMessage);
+    if (inserted.code() == ErrorCode::kConflict) {
+      // The id is taken, unless by an expired document the sweeper has not removed yet.
+      COSMOS_ASSIGN_OR_RETURN(auto taken, txn.FindDocument(container->container.seq, partition_key, id));
+      if (!taken || !IsExpired(*taken, system.ts)) return Status::Conflict(kIdExistsMessage);
+      COSMOS_RETURN_IF_ERROR(txn.DeleteDocument(container->container.seq, *taken));
+      inserted = txn.InsertDocument(container->container.seq, record);
+    }
     COSMOS_RETURN_IF_ERROR(inserted);
   }
   for (size_t index = 0; index < unique_values.size(); ++index) {
@@ -720,10 +787,12 @@ Result<FeedResponse> Account::ReadItemFeed(const ContainerAddress& address, cons
   std::vector<std::string> bodies;
   size_t bytes = 0;
   std::optional<storage::DocumentPosition> last;
+  int64_t now = NowSeconds();
   for (auto& row : rows) {
     if (static_cast<int64_t>(bodies.size()) == page_items || (bytes > 0 && bytes + row.body.size() > kMaxPageBytes)) {
       break;
     }
+    if (IsExpired(row, now)) continue;
     bytes += row.body.size();
     last = storage::DocumentPosition{row.partition_key, row.id};
     bodies.push_back(std::move(row.body));
@@ -759,6 +828,8 @@ class StoredDocumentSource : public query::DocumentSource {
         include_next_(next_.has_value()), properties_(properties) {}
 
   Result<bool> Next(query::SourceDocument& doc) override {
+    // Expired documents (time to live) are invisible until the sweeper removes them.
+    while (index_ < batch_.size() && IsExpired(batch_[index_], now_)) ++index_;
     while (index_ == batch_.size()) {
       if (scope_index_ == scopes_.size()) return false;
       // The cursor carries over from scope to scope: keys only grow, so it filters nothing later.
@@ -769,6 +840,7 @@ class StoredDocumentSource : public query::DocumentSource {
       if (batch_.empty()) continue;
       include_next_ = false;
       next_ = storage::DocumentPosition{batch_.back().partition_key, batch_.back().id};
+      while (index_ < batch_.size() && IsExpired(batch_[index_], now_)) ++index_;
     }
     storage::DocumentRecord& record = batch_[index_++];
     Json parsed = properties_ ? ParseSelectedProperties(record.body, *properties_)
@@ -782,6 +854,7 @@ class StoredDocumentSource : public query::DocumentSource {
 
  private:
   static constexpr int64_t kBatch = 256;
+  const int64_t now_ = NowSeconds();
   storage::Transaction& txn_;
   int64_t container_seq_;
   const std::vector<storage::DocumentScope>& scopes_;
@@ -1207,15 +1280,19 @@ Result<ChangeFeedResponse> Account::ReadChangeFeed(const ChangeFeedRequest& requ
   std::vector<std::string> bodies;
   size_t bytes = 0;
   int64_t reached = after_lsn;
+  int64_t now = NowSeconds();
   for (auto& row : rows) {
     if (bytes > 0 && bytes + row.body.size() > kMaxPageBytes) break;
-    bytes += row.body.size();
     reached = row.lsn;
+    if (IsExpired(row, now)) continue;  // time to live: invisible from its expiry
+    bytes += row.body.size();
     bodies.push_back(WithLsn(std::move(row.body), row.lsn));
   }
-  // Nothing new: every later change in this scope will take an LSN above the container's.
-  if (bodies.empty()) reached = std::max(after_lsn, container->lsn);
-  response.not_modified = bodies.empty();
+  // Nothing new: every later change in this scope will take an LSN above the container's. (A full
+  // page of expired documents is progress, not the end: it answers an empty page.)
+  bool more = static_cast<int64_t>(rows.size()) == page_items;
+  if (bodies.empty() && !more) reached = std::max(after_lsn, container->lsn);
+  response.not_modified = bodies.empty() && !more;
   response.etag = QuotedNumber(reached);
   response.count = static_cast<int64_t>(bodies.size());
   response.body = FeedBody(container->container_rid, "Documents", bodies);
@@ -1307,6 +1384,18 @@ Result<PartitionKeyRangesResponse> Account::SplitPartitionKeyRange(const Contain
   COSMOS_ASSIGN_OR_RETURN(auto updated, FindContainer(txn, address, /*as_owner=*/false));
   COSMOS_RETURN_IF_ERROR(txn.Commit());
   return RangesFeed(*updated, 0);
+}
+
+// ---- Time-to-live sweeping ------------------------------------------------------------------
+
+Result<int64_t> Account::SweepExpiredDocuments(int64_t now, int64_t limit) {
+  COSMOS_ASSIGN_OR_RETURN(auto txn, store_->BeginWrite());
+  COSMOS_ASSIGN_OR_RETURN(auto expired, txn.ListExpiredDocuments(now, limit));
+  for (const auto& [container_seq, record] : expired) {
+    COSMOS_RETURN_IF_ERROR(txn.DeleteDocument(container_seq, record));
+  }
+  COSMOS_RETURN_IF_ERROR(txn.Commit());
+  return static_cast<int64_t>(expired.size());
 }
 
 // ---- Data file upgrade ---------------------------------------------------------------------

@@ -229,6 +229,9 @@ class Account {
   // (SELECT * FROM root r WHERE r.id = @id). request.container is not used.
   Result<QueryResponse> QueryDatabases(const QueryRequest& request);
   Result<QueryResponse> QueryContainers(const ResourceName& database, const QueryRequest& request);
+  // Deletes up to `limit` documents whose time to live ran out at or before `now` (seconds since the
+  // epoch), without charging anyone. Returns how many it deleted. Called by TtlSweeper.
+  Result<int64_t> SweepExpiredDocuments(int64_t now, int64_t limit);
   // Recent item queries with their cost summed over all their requests (GET /_cosmolite/queries).
   const QueryLog& query_log() const { return query_log_; }
 

@@ -6,6 +6,7 @@
 
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <unordered_map>
 
@@ -27,6 +28,8 @@ struct ResolvedContainer {
   std::string database_rid;
   std::string container_rid;
   RoutingMap routing;  // its physical partitions
+  // Time to live (defaultTtl): nullopt = off; -1 = on without a default; N = seconds.
+  std::optional<int64_t> default_ttl;
   // The container's latest LSN. Guarded by the store's lock (see above), advanced by writes.
   mutable int64_t lsn = 0;
 

@@ -4,12 +4,16 @@
 
 namespace cosmos::storage {
 
-// Schema version 2. Documents sit in an ordinary rowid table: ~1 KB bodies in a WITHOUT ROWID
+// Schema version 3. Documents sit in an ordinary rowid table: ~1 KB bodies in a WITHOUT ROWID
 // table spill into overflow pages and make inserts and point reads several times slower.
 // The unique index on (container, partition_key, id) makes each logical partition one index
 // range; the engine starts every partition_key with the effective partition key, so that each
 // physical partition (a range of effective keys) is one index range too. AUTOINCREMENT keeps sequence numbers (and so resource ids) from ever being reused.
-inline constexpr int kSchemaVersion = 2;
+inline constexpr int kSchemaVersion = 3;
+// Applied after kSchemaSql, once an older file has its expires_at column (version 3).
+inline constexpr char kExpiryIndexSql[] =
+    "CREATE INDEX IF NOT EXISTS documents_by_expiry ON documents(expires_at) WHERE expires_at IS NOT NULL;";
+
 inline constexpr char kSchemaSql[] = R"sql(
 CREATE TABLE IF NOT EXISTS databases(
   seq INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -29,7 +33,8 @@ CREATE TABLE IF NOT EXISTS documents(
   id TEXT NOT NULL,
   body TEXT NOT NULL,
   etag TEXT NOT NULL,
-  lsn INTEGER NOT NULL);
+  lsn INTEGER NOT NULL,
+  expires_at INTEGER);
 CREATE UNIQUE INDEX IF NOT EXISTS documents_by_key ON documents(container_seq, partition_key, id);
 CREATE INDEX IF NOT EXISTS documents_by_lsn ON documents(container_seq, lsn);
 CREATE TABLE IF NOT EXISTS logical_partitions(

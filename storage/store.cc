@@ -7,7 +7,7 @@ namespace cosmos::storage {
 namespace {
 
 
-constexpr char kDocumentColumns[] = "seq, partition_key, id, body, etag, lsn";
+constexpr char kDocumentColumns[] = "seq, partition_key, id, body, etag, lsn, expires_at";
 
 DocumentRecord ReadDocument(const sqlite::Statement& stmt) {
   DocumentRecord record;
@@ -17,6 +17,7 @@ DocumentRecord ReadDocument(const sqlite::Statement& stmt) {
   record.body = stmt.ColumnText(3);
   record.etag = stmt.ColumnText(4);
   record.lsn = stmt.ColumnInt(5);
+  record.expires_at = stmt.ColumnIsNull(6) ? 0 : stmt.ColumnInt(6);
   return record;
 }
 
@@ -296,10 +297,15 @@ Result<std::vector<DocumentRecord>> Transaction::ListChanges(int64_t container_s
 
 Status Transaction::InsertDocument(int64_t container_seq, const DocumentRecord& record) {
   COSMOS_ASSIGN_OR_RETURN(auto* insert, connection_->Prepare(
-      "INSERT INTO documents(seq, container_seq, partition_key, id, body, etag, lsn) "
-      "VALUES(?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING"));
+      "INSERT INTO documents(seq, container_seq, partition_key, id, body, etag, lsn, expires_at) "
+      "VALUES(?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING"));
   insert->Bind(1, record.seq).Bind(2, container_seq).Bind(3, record.partition_key)
       .Bind(4, record.id).Bind(5, record.body).Bind(6, record.etag).Bind(7, record.lsn);
+  if (record.expires_at > 0) {
+    insert->Bind(8, record.expires_at);
+  } else {
+    insert->BindNull(8);
+  }
   COSMOS_RETURN_IF_ERROR(insert->Run());
   if (connection_->Changes() == 0) return Status::Conflict("document exists: " + record.id);
 
@@ -322,9 +328,14 @@ Status Transaction::UpdateDocument(int64_t container_seq, const DocumentRecord& 
   COSMOS_RETURN_IF_ERROR(size->Run());
 
   COSMOS_ASSIGN_OR_RETURN(auto* update, connection_->Prepare(
-      "UPDATE documents SET body = ?, etag = ?, lsn = ? WHERE seq = ? AND container_seq = ?"));
-  update->Bind(1, record.body).Bind(2, record.etag).Bind(3, record.lsn).Bind(4, record.seq)
-      .Bind(5, container_seq);
+      "UPDATE documents SET body = ?, etag = ?, lsn = ?, expires_at = ? WHERE seq = ? AND container_seq = ?"));
+  update->Bind(1, record.body).Bind(2, record.etag).Bind(3, record.lsn).Bind(5, record.seq)
+      .Bind(6, container_seq);
+  if (record.expires_at > 0) {
+    update->Bind(4, record.expires_at);
+  } else {
+    update->BindNull(4);
+  }
   COSMOS_RETURN_IF_ERROR(update->Run());
   if (connection_->Changes() == 0) return Status::NotFound("document vanished while writing");
   return Status();
@@ -397,6 +408,28 @@ Result<LogicalPartitionSize> Transaction::MeasureKeyRange(int64_t container_seq,
   COSMOS_ASSIGN_OR_RETURN(bool has_row, stmt->Step());
   if (!has_row) return LogicalPartitionSize{};
   return LogicalPartitionSize{stmt->ColumnInt(0), stmt->ColumnInt(1)};
+}
+
+Status Transaction::SetDocumentExpiry(int64_t container_seq, int64_t document_seq, int64_t expires_at) {
+  COSMOS_ASSIGN_OR_RETURN(auto* stmt, connection_->Prepare(
+      "UPDATE documents SET expires_at = ? WHERE seq = ? AND container_seq = ?"));
+  if (expires_at > 0) {
+    stmt->Bind(1, expires_at);
+  } else {
+    stmt->BindNull(1);
+  }
+  stmt->Bind(2, document_seq).Bind(3, container_seq);
+  return stmt->Run();
+}
+
+Result<std::vector<std::pair<int64_t, DocumentRecord>>> Transaction::ListExpiredDocuments(int64_t now, int64_t limit) {
+  COSMOS_ASSIGN_OR_RETURN(auto* stmt, connection_->Prepare(
+      std::string("SELECT ") + kDocumentColumns +
+      ", container_seq FROM documents WHERE expires_at IS NOT NULL AND expires_at <= ? ORDER BY expires_at LIMIT ?"));
+  stmt->Bind(1, now).Bind(2, limit);
+  return CollectRows<std::pair<int64_t, DocumentRecord>>(stmt, [](const sqlite::Statement& row) {
+    return std::make_pair(row.ColumnInt(7), ReadDocument(row));
+  });
 }
 
 Result<std::optional<DocumentRecord>> Transaction::FindNextDocumentBySeq(int64_t container_seq, int64_t after_seq) {
@@ -472,8 +505,22 @@ Result<std::unique_ptr<Store>> Store::Open(const StoreOptions& options) {
                             std::to_string(version) + ")");
   }
   COSMOS_RETURN_IF_ERROR(connection->Execute(kSchemaSql));
-  // A new file is current at once; an old one becomes current when the engine has rekeyed it.
-  if (version == 0) {
+  // Versions 1 and 2 had no expires_at column (time to live).
+  bool has_expiry = false;
+  {
+    COSMOS_ASSIGN_OR_RETURN(auto* columns, connection->Prepare("SELECT name FROM pragma_table_info('documents')"));
+    for (;;) {
+      COSMOS_ASSIGN_OR_RETURN(bool has_row, columns->Step());
+      if (!has_row) break;
+      has_expiry = has_expiry || columns->ColumnText(0) == "expires_at";
+    }
+  }
+  if (!has_expiry) {
+    COSMOS_RETURN_IF_ERROR(connection->Execute("ALTER TABLE documents ADD COLUMN expires_at INTEGER"));
+  }
+  COSMOS_RETURN_IF_ERROR(connection->Execute(kExpiryIndexSql));
+  // A new or version 2 file is current at once; a version 1 file when the engine has rekeyed it.
+  if (version == 0 || version == 2) {
     COSMOS_RETURN_IF_ERROR(connection->Execute("PRAGMA user_version = " + std::to_string(kSchemaVersion)));
   }
   return std::unique_ptr<Store>(new Store(std::move(connection), version));

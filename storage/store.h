@@ -19,6 +19,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "common/result.h"
@@ -62,6 +63,7 @@ struct DocumentRecord {
   std::string body;
   std::string etag;
   int64_t lsn = 0;  // container LSN of the last write
+  int64_t expires_at = 0;  // seconds since the epoch when time-to-live removes it; 0: never
 };
 
 // Which documents a listing covers: one logical partition, or a range of partition_key texts
@@ -153,6 +155,10 @@ class Transaction {
   // Replaces body, etag and lsn of the document with record.seq.
   Status UpdateDocument(int64_t container_seq, const DocumentRecord& record);
   Status DeleteDocument(int64_t container_seq, const DocumentRecord& record);
+  // Time to live: sets when a document expires (0: never), and lists documents of any container
+  // that expired at or before `now` (seconds), oldest first.
+  Status SetDocumentExpiry(int64_t container_seq, int64_t document_seq, int64_t expires_at);
+  Result<std::vector<std::pair<int64_t, DocumentRecord>>> ListExpiredDocuments(int64_t now, int64_t limit);
   Result<LogicalPartitionSize> GetLogicalPartitionSize(int64_t container_seq,
                                                        std::string_view partition_key);
 
@@ -206,7 +212,8 @@ class Store {
   Result<Transaction> BeginWrite();
 
   // The schema version the data file had when it was opened: 0 for a new file, 1 for a file whose
-  // documents must be rekeyed (see Transaction::RekeyDocument), kSchemaVersion when current.
+  // documents must be rekeyed (see Transaction::RekeyDocument), 2 or kSchemaVersion when current
+  // (a version 2 file gains its expires_at column as it opens).
   int opened_schema_version() const { return opened_schema_version_; }
 
  private:

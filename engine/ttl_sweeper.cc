@@ -1,0 +1,45 @@
+#include "engine/ttl_sweeper.h"
+
+#include <spdlog/spdlog.h>
+
+namespace cosmos::engine {
+namespace {
+
+// Deletes per transaction: bounds how long one sweep holds the store.
+constexpr int64_t kBatch = 500;
+
+int64_t NowSeconds() {
+  return std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
+
+}  // namespace
+
+TtlSweeper::TtlSweeper(Account& account, std::chrono::milliseconds interval)
+    : account_(account), interval_(interval), thread_([this] { Run(); }) {}
+
+TtlSweeper::~TtlSweeper() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    stopping_ = true;
+  }
+  wake_.notify_all();
+  thread_.join();
+}
+
+void TtlSweeper::Run() {
+  std::unique_lock<std::mutex> lock(mu_);
+  while (!wake_.wait_for(lock, interval_, [this] { return stopping_; })) {
+    lock.unlock();
+    for (;;) {
+      Result<int64_t> swept = account_.SweepExpiredDocuments(NowSeconds(), kBatch);
+      if (!swept.ok()) {
+        spdlog::warn("time-to-live sweep failed: {}", swept.status().message());
+        break;
+      }
+      if (*swept < kBatch) break;
+    }
+    lock.lock();
+  }
+}
+
+}  // namespace cosmos::engine
