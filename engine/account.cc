@@ -256,6 +256,58 @@ Status RecomputeExpiries(Transaction& txn, int64_t container_seq, const std::opt
   }
 }
 
+// ---- All versions and deletes ----
+// Containers whose changeFeedPolicy has a retentionDuration (minutes) keep a log of every write and
+// delete, in the service's wire format 2021-09-15: {"current"?, "metadata": {...}}.
+
+int64_t ChangeLogRetentionOf(const Json& properties) {
+  auto policy = properties.find("changeFeedPolicy");
+  if (policy == properties.end() || !policy->is_object()) return 0;
+  auto minutes = policy->find("retentionDuration");
+  if (minutes == policy->end() || !minutes->is_number_integer() || minutes->get<int64_t>() <= 0) return 0;
+  return minutes->get<int64_t>() * 60;
+}
+
+// The partition key as the change log's metadata names it: {"pk": "a"} (path without its '/').
+Json PartitionKeyObject(const PartitionKeyDefinition& definition, const PartitionKeyValue& value) {
+  Json object = Json::object();
+  for (size_t i = 0; i < definition.paths.size() && i < value.components.size(); ++i) {
+    if (!value.components[i].undefined) object[definition.paths[i].substr(1)] = value.components[i].value;
+  }
+  return object;
+}
+
+struct ChangeLogEntry {
+  const char* operation = "create";            // create | replace | delete
+  int64_t lsn = 0;
+  int64_t crts = 0;                            // seconds
+  int64_t previous_lsn = 0;                    // replace and delete: the LSN of the version replaced
+  std::optional<std::string_view> current;     // the document after the write (not for deletes)
+  std::string id;                              // deletes: which document
+  Json partition_key;
+  bool ttl_expired = false;
+};
+
+std::string ChangeLogText(const ChangeLogEntry& entry) {
+  Json metadata = {{"operationType", entry.operation}, {"lsn", entry.lsn}, {"crts", entry.crts}};
+  if (entry.previous_lsn > 0) metadata["previousImageLSN"] = entry.previous_lsn;
+  if (!entry.current) {
+    metadata["id"] = entry.id;
+    metadata["partitionKey"] = entry.partition_key;
+  }
+  if (entry.ttl_expired) metadata["timeToLiveExpired"] = true;
+  std::string text = "{";
+  if (entry.current) {
+    text += "\"current\":";
+    text += *entry.current;
+    text += ',';
+  }
+  text += "\"metadata\":";
+  text += metadata.dump();
+  text += '}';
+  return text;
+}
+
 // The partition key a point operation names in its header. Required on every item operation.
 Result<PartitionKeyValue> HeaderPartitionKey(const ResolvedContainer& container,
                                              const std::optional<std::string>& header) {
@@ -401,6 +453,7 @@ Result<std::shared_ptr<const ResolvedContainer>> Account::FindContainer(Transact
   COSMOS_ASSIGN_OR_RETURN(auto ranges, txn.ListPartitionKeyRanges(found->seq));
   resolved->routing = RoutingMap(std::move(ranges));
   resolved->default_ttl = DefaultTtlOf(resolved->properties);
+  resolved->change_log_retention_s = ChangeLogRetentionOf(resolved->properties);
   resolved->database_rid = ResourceId::ForDatabase(database.seq);
   resolved->container_rid = ResourceId::ForContainer(database.seq, found->seq);
   resolved->lsn = found->lsn;
@@ -717,6 +770,16 @@ Result<ResourceResponse> Account::WriteItem(const ItemWrite& write, WriteMode mo
     if (inserted.code() == ErrorCode::kConflict) return Status::Conflict(kUniqueKeyMessage);
     COSMOS_RETURN_IF_ERROR(inserted);
   }
+  if (container->change_log_retention_s > 0) {
+    ChangeLogEntry entry;
+    entry.operation = existing ? "replace" : "create";
+    entry.lsn = record.lsn;
+    entry.crts = system.ts;
+    entry.previous_lsn = existing ? existing->lsn : 0;
+    entry.current = record.body;
+    COSMOS_RETURN_IF_ERROR(txn.AppendChange(container->container.seq, record.lsn, partition_key, ChangeLogText(entry),
+                                            system.ts + container->change_log_retention_s));
+  }
   COSMOS_RETURN_IF_ERROR(txn.Commit());
 
   ResourceResponse response;
@@ -755,6 +818,18 @@ Result<ResourceResponse> Account::DeleteItem(const ItemKey& key, const Precondit
   COSMOS_ASSIGN_OR_RETURN(int64_t lsn, txn.NextLsn(container->container.seq));
   container->lsn = std::max(container->lsn, lsn);
   COSMOS_RETURN_IF_ERROR(txn.DeleteDocument(container->container.seq, *found));
+  if (container->change_log_retention_s > 0) {
+    COSMOS_ASSIGN_OR_RETURN(auto value, HeaderPartitionKey(*container, key.partition_key_header));
+    ChangeLogEntry entry;
+    entry.operation = "delete";
+    entry.lsn = lsn;
+    entry.crts = NowSeconds();
+    entry.previous_lsn = found->lsn;
+    entry.id = found->id;
+    entry.partition_key = PartitionKeyObject(container->partition_key, value);
+    COSMOS_RETURN_IF_ERROR(txn.AppendChange(container->container.seq, lsn, found->partition_key, ChangeLogText(entry),
+                                            entry.crts + container->change_log_retention_s));
+  }
   COSMOS_RETURN_IF_ERROR(txn.Commit());
   ResourceResponse response;
   response.request_charge = WriteCharge(found->body.size());
@@ -1263,6 +1338,7 @@ Result<ChangeFeedResponse> Account::ReadChangeFeed(const ChangeFeedRequest& requ
   COSMOS_ASSIGN_OR_RETURN(auto scope, ResolveScope(container->partition_key, container->routing,
                                                    {request.partition_key_header, request.partition_key_range_id,
                                                     request.start_epk, request.end_epk}));
+  if (request.all_versions_and_deletes) return ReadChangeLog(txn, *container, scope, request);
   int64_t after_lsn = 0;
   std::optional<int64_t> since;
   switch (request.start_from) {
@@ -1300,6 +1376,46 @@ Result<ChangeFeedResponse> Account::ReadChangeFeed(const ChangeFeedRequest& requ
   response.lsn = container->lsn;
   response.owner_path = container->OwnerPath();
   response.owner_rid = container->container_rid;
+  if (scope.by_range_id && !scope.range_ids.empty()) response.served_range_id = scope.range_ids.front();
+  return response;
+}
+
+Result<ChangeFeedResponse> Account::ReadChangeLog(Transaction& txn, const ResolvedContainer& container,
+                                                  const RequestScope& scope, const ChangeFeedRequest& request) {
+  if (container.change_log_retention_s == 0) {
+    return Status::BadRequest("The all versions and deletes change feed needs a container whose changeFeedPolicy has a "
+                              "retentionDuration.");
+  }
+  if (request.start_from != ChangeFeedRequest::StartFrom::kNow &&
+      request.start_from != ChangeFeedRequest::StartFrom::kContinuation) {
+    return Status::BadRequest("The all versions and deletes change feed starts from now or from a continuation only.");
+  }
+  int64_t after_lsn =
+      request.start_from == ChangeFeedRequest::StartFrom::kNow ? container.lsn : request.continuation_lsn;
+  std::vector<std::pair<int64_t, std::string>> entries;
+  if (request.start_from == ChangeFeedRequest::StartFrom::kContinuation) {
+    COSMOS_ASSIGN_OR_RETURN(entries, txn.ListChangeLog(container.container.seq, scope.documents, after_lsn,
+                                                       PageSize(request.max_item_count)));
+  }
+  ChangeFeedResponse response;
+  std::vector<std::string> bodies;
+  int64_t reached = after_lsn;
+  size_t bytes = 0;
+  for (auto& [lsn, entry] : entries) {
+    if (bytes > 0 && bytes + entry.size() > kMaxPageBytes) break;
+    bytes += entry.size();
+    reached = lsn;
+    bodies.push_back(std::move(entry));
+  }
+  if (bodies.empty()) reached = std::max(after_lsn, container.lsn);
+  response.not_modified = bodies.empty();
+  response.etag = QuotedNumber(reached);
+  response.count = static_cast<int64_t>(bodies.size());
+  response.body = FeedBody(container.container_rid, "Documents", bodies);
+  response.request_charge = bodies.empty() ? MetadataReadCharge() : ReadCharge(bytes);
+  response.lsn = container.lsn;
+  response.owner_path = container.OwnerPath();
+  response.owner_rid = container.container_rid;
   if (scope.by_range_id && !scope.range_ids.empty()) response.served_range_id = scope.range_ids.front();
   return response;
 }
@@ -1391,9 +1507,35 @@ Result<PartitionKeyRangesResponse> Account::SplitPartitionKeyRange(const Contain
 Result<int64_t> Account::SweepExpiredDocuments(int64_t now, int64_t limit) {
   COSMOS_ASSIGN_OR_RETURN(auto txn, store_->BeginWrite());
   COSMOS_ASSIGN_OR_RETURN(auto expired, txn.ListExpiredDocuments(now, limit));
+  std::map<int64_t, std::optional<Json>> logging;  // container seq -> its definition, when it keeps a log
   for (const auto& [container_seq, record] : expired) {
     COSMOS_RETURN_IF_ERROR(txn.DeleteDocument(container_seq, record));
+    auto [known, inserted] = logging.try_emplace(container_seq);
+    if (inserted) {
+      COSMOS_ASSIGN_OR_RETURN(auto container, txn.FindContainerBySeq(container_seq));
+      if (container) {
+        Json properties = Json::parse(container->body);
+        if (ChangeLogRetentionOf(properties) > 0) known->second = std::move(properties);
+      }
+    }
+    if (!known->second) continue;
+    // An expiry is a delete in the all-versions-and-deletes feed, marked timeToLiveExpired.
+    COSMOS_ASSIGN_OR_RETURN(auto definition, PartitionKeyDefinition::Parse((*known->second)["partitionKey"]));
+    Json document = Json::parse(record.body, nullptr, /*allow_exceptions=*/false);
+    COSMOS_ASSIGN_OR_RETURN(int64_t lsn, txn.NextLsn(container_seq));
+    ChangeLogEntry entry;
+    entry.operation = "delete";
+    entry.lsn = lsn;
+    entry.crts = now;
+    entry.previous_lsn = record.lsn;
+    entry.id = record.id;
+    entry.partition_key = PartitionKeyObject(definition, PartitionKeyValue::FromDocument(definition, document));
+    entry.ttl_expired = true;
+    COSMOS_RETURN_IF_ERROR(txn.AppendChange(container_seq, lsn, record.partition_key, ChangeLogText(entry),
+                                            now + ChangeLogRetentionOf(*known->second)));
   }
+  COSMOS_RETURN_IF_ERROR(txn.PruneChangeLog(now));
+  if (!expired.empty()) containers_.Clear();  // their LSNs moved on
   COSMOS_RETURN_IF_ERROR(txn.Commit());
   return static_cast<int64_t>(expired.size());
 }

@@ -98,6 +98,9 @@ struct ChangeFeedRequest {
   std::optional<std::string> start_epk;               // ... or the part of it a feed range names
   std::optional<std::string> end_epk;
   StartFrom start_from = StartFrom::kBeginning;
+  // A-IM: Full-Fidelity Feed: every create, replace, delete and TTL expiry, from now or a
+  // continuation, on containers with a changeFeedPolicy retention.
+  bool all_versions_and_deletes = false;
   int64_t continuation_lsn = 0;  // kContinuation: the previous page's etag
   int64_t since_seconds = 0;     // kTime: changes with _ts at or after this
   int64_t max_item_count = 0;    // 0: the default page (100); -1: the server chooses
@@ -245,6 +248,9 @@ class Account {
                                                                  const ContainerAddress& address,
                                                                  bool as_owner);
   std::string NewEtag();
+  // The all-versions-and-deletes feed (ReadChangeFeed with all_versions_and_deletes).
+  Result<ChangeFeedResponse> ReadChangeLog(storage::Transaction& txn, const ResolvedContainer& container,
+                                           const RequestScope& scope, const ChangeFeedRequest& request);
   Result<Json> PlanQuery(const ResolvedContainer& container, const query::BoundQuery& prepared,
                          const Json& parameters, const std::optional<std::string>& supported_features);
   // Runs a query page over resource bodies listed in sequence order (databases, containers).

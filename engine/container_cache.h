@@ -30,6 +30,9 @@ struct ResolvedContainer {
   RoutingMap routing;  // its physical partitions
   // Time to live (defaultTtl): nullopt = off; -1 = on without a default; N = seconds.
   std::optional<int64_t> default_ttl;
+  // How long the all-versions-and-deletes log keeps an entry (changeFeedPolicy.retentionDuration,
+  // minutes, as seconds); 0: the container keeps no log.
+  int64_t change_log_retention_s = 0;
   // The container's latest LSN. Guarded by the store's lock (see above), advanced by writes.
   mutable int64_t lsn = 0;
 

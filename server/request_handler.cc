@@ -375,13 +375,7 @@ Result<HttpResponse> RequestHandler::Dispatch(const HttpRequest& request, const 
   std::optional<std::string> partition_key = request.headers.Get(headers::kPartitionKey);
   if (path.is_feed) {
     if (method == "GET") {
-      if (std::optional<std::string> a_im = request.headers.Get(headers::kAIm)) {
-        if (ToLowerAscii(*a_im) != "incremental feed") {
-          return Status::BadRequest("The all-versions-and-deletes change feed is not supported by this cosmolite "
-                                    "build yet.");
-        }
-        return ChangeFeed(request, path);
-      }
+      if (std::optional<std::string> a_im = request.headers.Get(headers::kAIm)) return ChangeFeed(request, path);
       COSMOS_ASSIGN_OR_RETURN(auto options, FeedOptionsOf(request));
       options.partition_key_header = partition_key;
       options.partition_key_range_id = request.headers.Get(headers::kPartitionKeyRangeId);
@@ -491,8 +485,13 @@ Result<HttpResponse> RequestHandler::QueryItems(const HttpRequest& request, cons
 // The latest-version change feed. Where it starts: If-None-Match "*" (now) or a previous page's
 // etag (continue), If-Modified-Since (a point in time), or neither (the beginning).
 Result<HttpResponse> RequestHandler::ChangeFeed(const HttpRequest& request, const ResourcePath& path) const {
+  std::string mode = ToLowerAscii(request.headers.Get(headers::kAIm).value_or(""));
+  if (mode != "incremental feed" && mode != "full-fidelity feed") {
+    return Status::BadRequest("A-IM must be 'Incremental feed' or 'Full-Fidelity Feed'.");
+  }
   COSMOS_ASSIGN_OR_RETURN(auto options, FeedOptionsOf(request));
   engine::ChangeFeedRequest feed;
+  feed.all_versions_and_deletes = mode == "full-fidelity feed";
   feed.container = ContainerOf(path);
   feed.partition_key_header = request.headers.Get(headers::kPartitionKey);
   feed.partition_key_range_id = request.headers.Get(headers::kPartitionKeyRangeId);

@@ -52,6 +52,14 @@ CREATE TABLE IF NOT EXISTS unique_key_entries(
   PRIMARY KEY(container_seq, partition_key, key_index, value)) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS unique_key_entries_by_document
   ON unique_key_entries(container_seq, document_seq);
+CREATE TABLE IF NOT EXISTS change_log(
+  container_seq INTEGER NOT NULL,
+  lsn INTEGER NOT NULL,
+  partition_key TEXT NOT NULL,
+  entry TEXT NOT NULL,
+  expires_at INTEGER NOT NULL,
+  PRIMARY KEY(container_seq, lsn)) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS change_log_by_expiry ON change_log(expires_at);
 CREATE TABLE IF NOT EXISTS partition_key_ranges(
   container_seq INTEGER NOT NULL,
   range_id INTEGER NOT NULL,

@@ -171,6 +171,13 @@ Result<std::optional<ContainerRecord>> Transaction::FindContainerBySeq(int64_t d
   return FirstRow<ContainerRecord>(stmt, ReadContainer);
 }
 
+Result<std::optional<ContainerRecord>> Transaction::FindContainerBySeq(int64_t seq) {
+  COSMOS_ASSIGN_OR_RETURN(auto* stmt, connection_->Prepare(
+      "SELECT seq, database_seq, id, body, lsn FROM containers WHERE seq = ?"));
+  stmt->Bind(1, seq);
+  return FirstRow<ContainerRecord>(stmt, ReadContainer);
+}
+
 Result<std::vector<ContainerRecord>> Transaction::ListContainers(int64_t database_seq,
                                                                 int64_t after_seq, int64_t limit) {
   COSMOS_ASSIGN_OR_RETURN(auto* stmt, connection_->Prepare(
@@ -202,6 +209,7 @@ Status Transaction::DeleteContainer(int64_t seq) {
                           "DELETE FROM logical_partitions WHERE container_seq = ?",
                           "DELETE FROM unique_key_entries WHERE container_seq = ?",
                           "DELETE FROM partition_key_ranges WHERE container_seq = ?",
+                          "DELETE FROM change_log WHERE container_seq = ?",
                           "DELETE FROM containers WHERE seq = ?"}) {
     COSMOS_ASSIGN_OR_RETURN(auto* stmt, connection_->Prepare(sql));
     stmt->Bind(1, seq);
@@ -370,6 +378,43 @@ Result<LogicalPartitionSize> Transaction::GetLogicalPartitionSize(int64_t contai
   COSMOS_ASSIGN_OR_RETURN(bool has_row, stmt->Step());
   if (!has_row) return LogicalPartitionSize{};
   return LogicalPartitionSize{stmt->ColumnInt(0), stmt->ColumnInt(1)};
+}
+
+Status Transaction::AppendChange(int64_t container_seq, int64_t lsn, std::string_view partition_key,
+                                 std::string_view entry, int64_t expires_at) {
+  COSMOS_ASSIGN_OR_RETURN(auto* stmt, connection_->Prepare(
+      "INSERT INTO change_log(container_seq, lsn, partition_key, entry, expires_at) VALUES(?, ?, ?, ?, ?)"));
+  stmt->Bind(1, container_seq).Bind(2, lsn).Bind(3, partition_key).Bind(4, entry).Bind(5, expires_at);
+  return stmt->Run();
+}
+
+Result<std::vector<std::pair<int64_t, std::string>>> Transaction::ListChangeLog(int64_t container_seq,
+                                                                                const DocumentScope& scope,
+                                                                                int64_t after_lsn, int64_t limit) {
+  std::string sql = "SELECT lsn, entry FROM change_log WHERE container_seq = ?1 AND lsn > ?2";
+  if (scope.partition_key) {
+    sql += " AND partition_key = ?3";
+  } else {
+    if (!scope.min_key.empty()) sql += " AND partition_key >= ?4";
+    if (scope.max_key) sql += " AND partition_key < ?5";
+  }
+  sql += " ORDER BY lsn LIMIT ?6";
+  COSMOS_ASSIGN_OR_RETURN(auto* stmt, connection_->Prepare(sql));
+  stmt->Bind(1, container_seq).Bind(2, after_lsn).Bind(6, limit);
+  if (scope.partition_key) {
+    stmt->Bind(3, *scope.partition_key);
+  } else {
+    if (!scope.min_key.empty()) stmt->Bind(4, scope.min_key);
+    if (scope.max_key) stmt->Bind(5, *scope.max_key);
+  }
+  return CollectRows<std::pair<int64_t, std::string>>(
+      stmt, [](const sqlite::Statement& row) { return std::make_pair(row.ColumnInt(0), row.ColumnText(1)); });
+}
+
+Status Transaction::PruneChangeLog(int64_t now) {
+  COSMOS_ASSIGN_OR_RETURN(auto* stmt, connection_->Prepare("DELETE FROM change_log WHERE expires_at <= ?"));
+  stmt->Bind(1, now);
+  return stmt->Run();
 }
 
 Result<std::vector<PartitionKeyRangeRecord>> Transaction::ListPartitionKeyRanges(int64_t container_seq) {

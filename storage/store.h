@@ -126,6 +126,8 @@ class Transaction {
 
   Result<std::optional<ContainerRecord>> FindContainer(int64_t database_seq, std::string_view id);
   Result<std::optional<ContainerRecord>> FindContainerBySeq(int64_t database_seq, int64_t seq);
+  // By sequence number alone, whatever its database (background work that starts from a document).
+  Result<std::optional<ContainerRecord>> FindContainerBySeq(int64_t seq);
   // Up to `limit` containers (-1: all) with seq greater than `after_seq`, in seq order.
   Result<std::vector<ContainerRecord>> ListContainers(int64_t database_seq, int64_t after_seq = 0,
                                                       int64_t limit = -1);
@@ -161,6 +163,16 @@ class Transaction {
   Result<std::vector<std::pair<int64_t, DocumentRecord>>> ListExpiredDocuments(int64_t now, int64_t limit);
   Result<LogicalPartitionSize> GetLogicalPartitionSize(int64_t container_seq,
                                                        std::string_view partition_key);
+
+  // The all-versions-and-deletes change log of containers that keep one: an entry per write or
+  // delete, under the container LSN it took, kept until `expires_at` (seconds since the epoch).
+  Status AppendChange(int64_t container_seq, int64_t lsn, std::string_view partition_key, std::string_view entry,
+                      int64_t expires_at);
+  // Up to `limit` entries of `scope` with an LSN above `after_lsn`, in LSN order: (lsn, entry).
+  Result<std::vector<std::pair<int64_t, std::string>>> ListChangeLog(int64_t container_seq, const DocumentScope& scope,
+                                                                     int64_t after_lsn, int64_t limit);
+  // Drops entries whose retention ran out at or before `now`.
+  Status PruneChangeLog(int64_t now);
 
   // Every range of a container, gone ones included, in id order.
   Result<std::vector<PartitionKeyRangeRecord>> ListPartitionKeyRanges(int64_t container_seq);

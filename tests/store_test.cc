@@ -176,6 +176,28 @@ TEST_CASE("changes list the documents of a scope written after an LSN, in LSN or
   CHECK(limited->size() == 1);
 }
 
+TEST_CASE("the change log lists entries of a scope after an LSN and drops them when their retention ends", "[store]") {
+  auto [store, container] = SeedStore();
+  auto txn = store->BeginWrite();
+  REQUIRE_OK(txn);
+  REQUIRE_OK(txn->AppendChange(container, 1, "0A [1]", "{\"n\":1}", 100));
+  REQUIRE_OK(txn->AppendChange(container, 2, "20 [2]", "{\"n\":2}", 200));
+  REQUIRE_OK(txn->AppendChange(container, 3, "0A [1]", "{\"n\":3}", 300));
+  auto all = txn->ListChangeLog(container, cosmos::storage::DocumentScope::All(), 0, 10);
+  REQUIRE_OK(all);
+  REQUIRE(all->size() == 3);
+  CHECK(all->at(2).second == "{\"n\":3}");
+  auto later = txn->ListChangeLog(container, cosmos::storage::DocumentScope::Partition("0A [1]"), 1, 10);
+  REQUIRE_OK(later);
+  REQUIRE(later->size() == 1);
+  CHECK(later->at(0).first == 3);
+  REQUIRE_OK(txn->PruneChangeLog(200));
+  auto kept = txn->ListChangeLog(container, cosmos::storage::DocumentScope::All(), 0, 10);
+  REQUIRE_OK(kept);
+  REQUIRE(kept->size() == 1);
+  CHECK(kept->at(0).first == 3);
+}
+
 TEST_CASE("partition key ranges are kept with their parents and gone flag", "[store]") {
   auto [store, container] = SeedStore();
   auto txn = store->BeginWrite();

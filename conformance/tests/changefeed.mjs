@@ -1,9 +1,10 @@
-// The latest-version change feed (A-IM: Incremental feed) through the SDK's ChangeFeedIterator and
+// The change feed through the SDK's ChangeFeedIterator and raw requests. Latest version (A-IM:
+// Incremental feed) through the SDK's ChangeFeedIterator and
 // raw requests: start from the beginning, now, a point in time or a continuation; scopes of a
 // partition key, a hierarchical prefix, a feed range and the whole container; each changed item
 // once in its latest version with _lsn; 304 with an etag when nothing is new; paging; and
 // continuations that survive a split.
-import { ChangeFeedStartFrom } from "@azure/cosmos";
+import { ChangeFeedMode, ChangeFeedPolicy, ChangeFeedRetentionTimeSpan, ChangeFeedStartFrom } from "@azure/cosmos";
 import * as a from "../lib/assert.mjs";
 import { seg } from "../lib/raw.mjs";
 
@@ -157,6 +158,46 @@ export default [
       const { resources } = await container.items.query("SELECT c.id, c.pk, c.v FROM c").fetchAll();
       a.eq(seen.size, resources.length, "every document seen");
       for (const doc of resources) a.eq(seen.get(`${doc.id}|${doc.pk}`), doc.v, `latest version of ${doc.id}/${doc.pk} seen`);
+    },
+  },
+  {
+    name: "all versions and deletes: creates, replaces, deletes and TTL expiries with their metadata, from now",
+    timeoutMs: 20_000,
+    async run(ctx) {
+      const { container } = await ctx.container({
+        defaultTtl: -1,
+        changeFeedPolicy: new ChangeFeedPolicy(ChangeFeedRetentionTimeSpan.fromMinutes(10)),
+      });
+      const mode = { changeFeedMode: ChangeFeedMode.AllVersionsAndDeletes };
+      const iterator = container.items.getChangeFeedIterator({ changeFeedStartFrom: ChangeFeedStartFrom.Now(), ...mode });
+      a.eq((await iterator.readNext()).statusCode, 304, "nothing since now");
+      await container.items.create({ id: "a", pk: "x", v: 1 });
+      await container.items.upsert({ id: "a", pk: "x", v: 2 });
+      await container.item("a", "x").delete();
+      await container.items.create({ id: "t", pk: "x", ttl: 1 });
+      await sleep(3500); // expiry, then the sweeper's next pass
+      const rows = [];
+      for (let i = 0; i < 20; i++) {
+        const page = await iterator.readNext();
+        if (page.statusCode === 304 && rows.length >= 5) break;
+        rows.push(...page.result);
+      }
+      const seen = rows.map((r) => [r.metadata.operationType, r.current?.v ?? null, r.metadata.id ?? r.current.id]);
+      a.deepEq(seen, [["create", 1, "a"], ["replace", 2, "a"], ["delete", null, "a"], ["create", null, "t"], ["delete", null, "t"]],
+        "every version of one logical partition, in order");
+      const [created, replaced, deleted, , expired] = rows;
+      a.ok(created.metadata.lsn < replaced.metadata.lsn && replaced.metadata.lsn < deleted.metadata.lsn, "LSNs grow");
+      a.eq(replaced.metadata.previousImageLSN, created.metadata.lsn, "a replace names the version it replaced");
+      a.eq(deleted.metadata.previousImageLSN, replaced.metadata.lsn, "a delete names the version it deleted");
+      a.deepEq(deleted.metadata.partitionKey, { pk: "x" }, "a delete carries the partition key");
+      a.isType(created.metadata.crts, "number", "crts");
+      a.eq(expired.metadata.timeToLiveExpired, true, "a TTL expiry is marked");
+      const fullFidelity = { "a-im": "Full-Fidelity Feed", "x-ms-cosmos-changefeed-wire-format-version": "2021-09-15" };
+      const database = container.database;
+      a.rawError(await rawFeed(ctx, database, container, fullFidelity), 400, "all versions and deletes from the beginning");
+      const { container: plain } = await ctx.container();
+      a.rawError(await rawFeed(ctx, plain.database, plain, { ...fullFidelity, "if-none-match": "*" }), 400,
+        "a container without a changeFeedPolicy retention");
     },
   },
   {
