@@ -13,8 +13,8 @@ async function ids(container, options = {}) {
   return resources.sort();
 }
 
-async function changeFeedIds(container) {
-  const iterator = container.items.getChangeFeedIterator({ changeFeedStartFrom: ChangeFeedStartFrom.Beginning() });
+async function changeFeedIds(container, scope) {
+  const iterator = container.items.getChangeFeedIterator({ changeFeedStartFrom: ChangeFeedStartFrom.Beginning(scope) });
   const rows = [];
   for (let i = 0; i < 100; i++) {
     const page = await iterator.readNext();
@@ -39,7 +39,11 @@ export default [
       a.status(await container.item("short", "a").read(), 404, "point read after expiry");
       a.deepEq(await ids(container), ["default", "forever"], "cross-partition query after expiry");
       a.deepEq(await ids(container, { partitionKey: "a" }), ["forever"], "single-partition query after expiry");
-      a.deepEq(await changeFeedIds(container), ["default", "forever"], "change feed after expiry");
+      a.deepEq(await changeFeedIds(container), ["default", "forever"], "change feed of the container after expiry");
+      a.deepEq(await changeFeedIds(container, "a"), ["forever"], "change feed of partition key a after expiry");
+      const byRange = [];
+      for (const range of await container.getFeedRanges()) byRange.push(...(await changeFeedIds(container, range)));
+      a.deepEq(byRange.sort(), ["default", "forever"], "change feed of each feed range after expiry");
       const feed = await ctx.raw({ path: `/dbs/${seg(database.id)}/colls/${seg(container.id)}/docs` });
       a.deepEq(feed.json.Documents.map((d) => d.id).sort(), ["default", "forever"], "read feed after expiry");
       a.status(await container.items.create({ id: "short", pk: "a", ttl: 2 }), 201, "the id can be created again");
