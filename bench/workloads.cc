@@ -206,6 +206,17 @@ class QueryWorkload : public SeededWorkload {
 
   // Anything the workload must learn from the target before the clock starts (after seeding).
   virtual std::string PrepareQuery(TargetSession&) { return ""; }
+
+  // The container's partition key range ids (GET .../pkranges). An error message, empty on success.
+  std::string ReadRangeIds(TargetSession& session, std::vector<std::string>& ids) const {
+    Response ranges = session.Call(ReadPartitionKeyRangesCall(options_.database, options_.container));
+    auto body = nlohmann::json::parse(ranges.body(), nullptr, false);
+    if (ranges.result_int() != 200 || body.is_discarded() || !body.contains("PartitionKeyRanges")) {
+      return "pkranges: " + std::to_string(ranges.result_int()) + " " + ranges.body().substr(0, 300);
+    }
+    for (const auto& range : body["PartitionKeyRanges"]) ids.push_back(range.value("id", ""));
+    return "";
+  }
   // Checks the answer to request `sequence`: an error message, empty when it is right.
   virtual std::string CheckRows(uint64_t sequence, const nlohmann::json& rows) const = 0;
 
@@ -369,12 +380,7 @@ class QueryFanOutWorkload : public QueryWorkload {
 
  protected:
   std::string PrepareQuery(TargetSession& session) override {
-    Response ranges = session.Call(ReadPartitionKeyRangesCall(options_.database, options_.container));
-    auto body = nlohmann::json::parse(ranges.body(), nullptr, false);
-    if (ranges.result_int() != 200 || body.is_discarded() || !body.contains("PartitionKeyRanges")) {
-      return "pkranges: " + std::to_string(ranges.result_int()) + " " + ranges.body().substr(0, 300);
-    }
-    for (const auto& range : body["PartitionKeyRanges"]) range_ids_.push_back(range.value("id", ""));
+    if (std::string error = ReadRangeIds(session, range_ids_); !error.empty()) return error;
     if (range_ids_.size() != static_cast<size_t>(kRanges)) {
       return "expected " + std::to_string(kRanges) + " partition key ranges, the target has " +
              std::to_string(range_ids_.size());
@@ -447,12 +453,7 @@ class ChangeFeedWorkload : public QueryWorkload {
 
  protected:
   std::string PrepareQuery(TargetSession& session) override {
-    Response ranges = session.Call(ReadPartitionKeyRangesCall(options_.database, options_.container));
-    auto body = nlohmann::json::parse(ranges.body(), nullptr, false);
-    if (ranges.result_int() != 200 || body.is_discarded() || !body.contains("PartitionKeyRanges")) {
-      return "pkranges: " + std::to_string(ranges.result_int()) + " " + ranges.body().substr(0, 300);
-    }
-    for (const auto& range : body["PartitionKeyRanges"]) range_ids_.push_back(range.value("id", ""));
+    if (std::string error = ReadRangeIds(session, range_ids_); !error.empty()) return error;
     return Drain(session);
   }
 

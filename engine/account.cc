@@ -1319,6 +1319,25 @@ Result<QueryResponse> Account::QueryItems(const QueryRequest& request) {
 
 namespace {
 
+// A change-feed page. An empty page that `may_end` the feed is 304: nothing new, and every later
+// change in the scope will take an LSN above the container's, so the etag moves there.
+ChangeFeedResponse ChangeFeedPage(const ResolvedContainer& container, const RequestScope& scope,
+                                  std::vector<std::string> bodies, size_t bytes, int64_t after_lsn, int64_t reached,
+                                  bool may_end) {
+  ChangeFeedResponse response;
+  response.not_modified = bodies.empty() && may_end;
+  if (response.not_modified) reached = std::max(after_lsn, container.lsn);
+  response.etag = QuotedNumber(reached);
+  response.count = static_cast<int64_t>(bodies.size());
+  response.body = FeedBody(container.container_rid, "Documents", bodies);
+  response.request_charge = bodies.empty() ? MetadataReadCharge() : ReadCharge(bytes);
+  response.lsn = container.lsn;
+  response.owner_path = container.OwnerPath();
+  response.owner_rid = container.container_rid;
+  if (scope.by_range_id && !scope.range_ids.empty()) response.served_range_id = scope.range_ids.front();
+  return response;
+}
+
 // The stored text with "_lsn" added, as the change feed returns documents.
 std::string WithLsn(std::string body, int64_t lsn) {
   size_t end = body.rfind('}');
@@ -1352,7 +1371,6 @@ Result<ChangeFeedResponse> Account::ReadChangeFeed(const ChangeFeedRequest& requ
     COSMOS_ASSIGN_OR_RETURN(rows, txn.ListChanges(container->container.seq, scope.documents, after_lsn, page_items,
                                                   since));
   }
-  ChangeFeedResponse response;
   std::vector<std::string> bodies;
   size_t bytes = 0;
   int64_t reached = after_lsn;
@@ -1364,20 +1382,9 @@ Result<ChangeFeedResponse> Account::ReadChangeFeed(const ChangeFeedRequest& requ
     bytes += row.body.size();
     bodies.push_back(WithLsn(std::move(row.body), row.lsn));
   }
-  // Nothing new: every later change in this scope will take an LSN above the container's. (A full
-  // page of expired documents is progress, not the end: it answers an empty page.)
+  // A full page of expired documents is progress, not the end: it answers an empty page.
   bool more = static_cast<int64_t>(rows.size()) == page_items;
-  if (bodies.empty() && !more) reached = std::max(after_lsn, container->lsn);
-  response.not_modified = bodies.empty() && !more;
-  response.etag = QuotedNumber(reached);
-  response.count = static_cast<int64_t>(bodies.size());
-  response.body = FeedBody(container->container_rid, "Documents", bodies);
-  response.request_charge = bodies.empty() ? MetadataReadCharge() : ReadCharge(bytes);
-  response.lsn = container->lsn;
-  response.owner_path = container->OwnerPath();
-  response.owner_rid = container->container_rid;
-  if (scope.by_range_id && !scope.range_ids.empty()) response.served_range_id = scope.range_ids.front();
-  return response;
+  return ChangeFeedPage(*container, scope, std::move(bodies), bytes, after_lsn, reached, !more);
 }
 
 Result<ChangeFeedResponse> Account::ReadChangeLog(Transaction& txn, const ResolvedContainer& container,
@@ -1397,7 +1404,6 @@ Result<ChangeFeedResponse> Account::ReadChangeLog(Transaction& txn, const Resolv
     COSMOS_ASSIGN_OR_RETURN(entries, txn.ListChangeLog(container.container.seq, scope.documents, after_lsn,
                                                        PageSize(request.max_item_count)));
   }
-  ChangeFeedResponse response;
   std::vector<std::string> bodies;
   int64_t reached = after_lsn;
   size_t bytes = 0;
@@ -1407,17 +1413,7 @@ Result<ChangeFeedResponse> Account::ReadChangeLog(Transaction& txn, const Resolv
     reached = lsn;
     bodies.push_back(std::move(entry));
   }
-  if (bodies.empty()) reached = std::max(after_lsn, container.lsn);
-  response.not_modified = bodies.empty();
-  response.etag = QuotedNumber(reached);
-  response.count = static_cast<int64_t>(bodies.size());
-  response.body = FeedBody(container.container_rid, "Documents", bodies);
-  response.request_charge = bodies.empty() ? MetadataReadCharge() : ReadCharge(bytes);
-  response.lsn = container.lsn;
-  response.owner_path = container.OwnerPath();
-  response.owner_rid = container.container_rid;
-  if (scope.by_range_id && !scope.range_ids.empty()) response.served_range_id = scope.range_ids.front();
-  return response;
+  return ChangeFeedPage(container, scope, std::move(bodies), bytes, after_lsn, reached, /*may_end=*/true);
 }
 
 // ---- Partition key ranges ----------------------------------------------------------------
