@@ -1420,8 +1420,6 @@ Result<ChangeFeedResponse> Account::ReadChangeLog(Transaction& txn, const Resolv
 
 namespace {
 
-std::string RangesEtag(int64_t version) { return QuotedNumber(version); }
-
 // The ranges feed as the service writes it. `since_version` > 0 lists only the ranges created
 // after that version (the incremental feed), the ranges they replaced included.
 PartitionKeyRangesResponse RangesFeed(const ResolvedContainer& container, int64_t since_version) {
@@ -1434,7 +1432,7 @@ PartitionKeyRangesResponse RangesFeed(const ResolvedContainer& container, int64_
     Json parents = Json::parse(range.parents, nullptr, /*allow_exceptions=*/false);
     ranges.push_back(Json{{"_rid", rid},
                           {"id", std::to_string(range.id)},
-                          {"_etag", RangesEtag(range.version)},
+                          {"_etag", QuotedNumber(range.version)},
                           {"minInclusive", range.min_inclusive},
                           {"maxExclusive", range.max_exclusive},
                           {"ridPrefix", range.id},
@@ -1449,7 +1447,7 @@ PartitionKeyRangesResponse RangesFeed(const ResolvedContainer& container, int64_
   response.count = static_cast<int64_t>(ranges.size());
   response.body = Json{{"_rid", container.container_rid}, {"PartitionKeyRanges", std::move(ranges)},
                        {"_count", response.count}}.dump();
-  response.etag = RangesEtag(routing.version());
+  response.etag = QuotedNumber(routing.version());
   response.owner_path = container.OwnerPath();
   response.owner_rid = container.container_rid;
   return response;
@@ -1472,7 +1470,7 @@ Result<PartitionKeyRangesResponse> Account::ReadPartitionKeyRanges(const Contain
   if (since_version >= container->routing.version()) {
     PartitionKeyRangesResponse response;
     response.not_modified = true;
-    response.etag = RangesEtag(container->routing.version());
+    response.etag = QuotedNumber(container->routing.version());
     response.owner_path = container->OwnerPath();
     response.owner_rid = container->container_rid;
     return response;

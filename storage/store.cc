@@ -58,6 +58,26 @@ Result<std::optional<Record>> FirstRow(sqlite::Statement* stmt, Reader read) {
 
 int64_t ByteSize(std::string_view text) { return static_cast<int64_t>(text.size()); }
 
+// The partition_key condition of a scope, as parameters ?3 (one logical partition) or ?4/?5 (a
+// key range), for the LSN-ordered listings (change feed, change log).
+void AppendScopeFilter(const DocumentScope& scope, std::string& sql) {
+  if (scope.partition_key) {
+    sql += " AND partition_key = ?3";
+  } else {
+    if (!scope.min_key.empty()) sql += " AND partition_key >= ?4";
+    if (scope.max_key) sql += " AND partition_key < ?5";
+  }
+}
+
+void BindScopeFilter(const DocumentScope& scope, sqlite::Statement& stmt) {
+  if (scope.partition_key) {
+    stmt.Bind(3, *scope.partition_key);
+  } else {
+    if (!scope.min_key.empty()) stmt.Bind(4, scope.min_key);
+    if (scope.max_key) stmt.Bind(5, *scope.max_key);
+  }
+}
+
 // Undoes one write of a commit group, leaving the group's other writes in place.
 void RollBackSavepoint(sqlite::Connection& connection) {
   (void)connection.Run("ROLLBACK TO write");
@@ -283,22 +303,12 @@ Result<std::vector<DocumentRecord>> Transaction::ListChanges(int64_t container_s
                                                              int64_t after_lsn, int64_t limit,
                                                              std::optional<int64_t> since_ts) {
   std::string sql = std::string("SELECT ") + kDocumentColumns + " FROM documents WHERE container_seq = ?1 AND lsn > ?2";
-  if (scope.partition_key) {
-    sql += " AND partition_key = ?3";
-  } else {
-    if (!scope.min_key.empty()) sql += " AND partition_key >= ?4";
-    if (scope.max_key) sql += " AND partition_key < ?5";
-  }
+  AppendScopeFilter(scope, sql);
   if (since_ts) sql += " AND json_extract(body, '$._ts') >= ?6";
   sql += " ORDER BY lsn LIMIT ?7";
   COSMOS_ASSIGN_OR_RETURN(auto* stmt, connection_->Prepare(sql));
   stmt->Bind(1, container_seq).Bind(2, after_lsn).Bind(7, limit);
-  if (scope.partition_key) {
-    stmt->Bind(3, *scope.partition_key);
-  } else {
-    if (!scope.min_key.empty()) stmt->Bind(4, scope.min_key);
-    if (scope.max_key) stmt->Bind(5, *scope.max_key);
-  }
+  BindScopeFilter(scope, *stmt);
   if (since_ts) stmt->Bind(6, *since_ts);
   return CollectRows<DocumentRecord>(stmt, ReadDocument);
 }
@@ -392,21 +402,11 @@ Result<std::vector<std::pair<int64_t, std::string>>> Transaction::ListChangeLog(
                                                                                 const DocumentScope& scope,
                                                                                 int64_t after_lsn, int64_t limit) {
   std::string sql = "SELECT lsn, entry FROM change_log WHERE container_seq = ?1 AND lsn > ?2";
-  if (scope.partition_key) {
-    sql += " AND partition_key = ?3";
-  } else {
-    if (!scope.min_key.empty()) sql += " AND partition_key >= ?4";
-    if (scope.max_key) sql += " AND partition_key < ?5";
-  }
+  AppendScopeFilter(scope, sql);
   sql += " ORDER BY lsn LIMIT ?6";
   COSMOS_ASSIGN_OR_RETURN(auto* stmt, connection_->Prepare(sql));
   stmt->Bind(1, container_seq).Bind(2, after_lsn).Bind(6, limit);
-  if (scope.partition_key) {
-    stmt->Bind(3, *scope.partition_key);
-  } else {
-    if (!scope.min_key.empty()) stmt->Bind(4, scope.min_key);
-    if (scope.max_key) stmt->Bind(5, *scope.max_key);
-  }
+  BindScopeFilter(scope, *stmt);
   return CollectRows<std::pair<int64_t, std::string>>(
       stmt, [](const sqlite::Statement& row) { return std::make_pair(row.ColumnInt(0), row.ColumnText(1)); });
 }
