@@ -350,6 +350,12 @@ Status CheckLogicalPartitionCap(Transaction& txn, const ResolvedContainer& conta
 }
 
 // An etag that is a number (a change-feed LSN, a range-set version), quoted as etags are.
+// The index terms a stored document produced under the container's policy.
+int64_t IndexTermsOf(const ResolvedContainer& container, const std::string& body) {
+  if (container.indexing.indexing_disabled()) return 0;
+  return container.indexing.CountIndexedTerms(Json::parse(body, nullptr, /*allow_exceptions=*/false));
+}
+
 std::string QuotedNumber(int64_t number) {
   std::string etag = "\"";  // built in steps: g++ 12 misreports "lit" + string under -Werror=restrict
   etag += std::to_string(number);
@@ -450,6 +456,7 @@ Result<std::shared_ptr<const ResolvedContainer>> Account::FindContainer(Transact
   COSMOS_ASSIGN_OR_RETURN(resolved->partition_key,
                           PartitionKeyDefinition::Parse(resolved->properties["partitionKey"]));
   resolved->unique_keys = UniqueKeyPolicy::FromDefinition(resolved->properties);
+  resolved->indexing = IndexingPolicy::FromNormalized(resolved->properties["indexingPolicy"]);
   COSMOS_ASSIGN_OR_RETURN(auto ranges, txn.ListPartitionKeyRanges(found->seq));
   resolved->routing = RoutingMap(std::move(ranges));
   resolved->default_ttl = DefaultTtlOf(resolved->properties);
@@ -783,7 +790,10 @@ Result<ResourceResponse> Account::WriteItem(const ItemWrite& write, WriteMode mo
   COSMOS_RETURN_IF_ERROR(txn.Commit());
 
   ResourceResponse response;
-  response.request_charge = WriteCharge(record.body.size());
+  int64_t index_terms = container->indexing.CountIndexedTerms(document);
+  response.request_charge = existing ? ReplaceCharge(record.body.size(), index_terms,
+                                                     IndexTermsOf(*container, existing->body))
+                                     : CreateCharge(record.body.size(), index_terms);
   response.body = std::move(record.body);
   response.etag = std::move(record.etag);
   response.created = !existing;
@@ -794,12 +804,13 @@ Result<ResourceResponse> Account::WriteItem(const ItemWrite& write, WriteMode mo
 }
 
 Result<ResourceResponse> Account::ReadItem(const ItemKey& key, const Preconditions& preconditions) {
+  COSMOS_ASSIGN_OR_RETURN(auto consistency, ReadConsistency(options_.default_consistency, key.consistency_level));
   COSMOS_ASSIGN_OR_RETURN(auto txn, store_->BeginRead());
   COSMOS_ASSIGN_OR_RETURN(auto container, FindContainer(txn, key.container, /*as_owner=*/true));
   COSMOS_ASSIGN_OR_RETURN(auto found, FindItem(txn, *container, key));
   if (!found) return Status::NotFound(kIdMissingMessage);
   ResourceResponse response;
-  response.request_charge = ReadCharge(found->body.size());
+  response.request_charge = ReadCharge(found->body.size(), consistency);
   response.not_modified = preconditions.if_none_match && *preconditions.if_none_match == found->etag;
   if (!response.not_modified) response.body = std::move(found->body);
   response.etag = std::move(found->etag);
@@ -832,7 +843,7 @@ Result<ResourceResponse> Account::DeleteItem(const ItemKey& key, const Precondit
   }
   COSMOS_RETURN_IF_ERROR(txn.Commit());
   ResourceResponse response;
-  response.request_charge = WriteCharge(found->body.size());
+  response.request_charge = DeleteCharge(found->body.size(), IndexTermsOf(*container, found->body));
   response.lsn = lsn;
   response.owner_path = container->OwnerPath();
   response.owner_rid = container->container_rid;
@@ -850,6 +861,7 @@ Result<FeedResponse> Account::ReadItemFeed(const ContainerAddress& address, cons
     after = storage::DocumentPosition{token[0].get<std::string>(), token[1].get<std::string>()};
   }
   int64_t page_items = PageSize(options.max_item_count);
+  COSMOS_ASSIGN_OR_RETURN(auto consistency, ReadConsistency(options_.default_consistency, options.consistency_level));
 
   COSMOS_ASSIGN_OR_RETURN(auto txn, store_->BeginRead());
   COSMOS_ASSIGN_OR_RETURN(auto container, FindContainer(txn, address, /*as_owner=*/true));
@@ -878,7 +890,7 @@ Result<FeedResponse> Account::ReadItemFeed(const ContainerAddress& address, cons
   }
   response.count = static_cast<int64_t>(bodies.size());
   response.body = FeedBody(container->container_rid, "Documents", bodies);
-  response.request_charge = ReadCharge(bytes);
+  response.request_charge = ReadCharge(bytes, consistency);
   response.lsn = container->lsn;
   response.owner_path = container->OwnerPath();
   response.owner_rid = container->container_rid;
@@ -1006,11 +1018,16 @@ query::PageRequest PageRequestOf(const QueryRequest& request) {
 }
 
 void FillQueryResponse(QueryResponse& response, const query::QueryPage& page, const QueryRequest& request,
-                       std::chrono::steady_clock::time_point started) {
+                       ConsistencyLevel consistency, std::chrono::steady_clock::time_point started) {
   response.count = static_cast<int64_t>(page.rows.size());
   response.continuation = page.continuation;
-  response.request_charge = QueryCharge(page.stats.documents_loaded, page.stats.document_bytes,
-                                        page.stats.output_bytes, page.stats.expressions, page.function_work);
+  QueryWork work;
+  work.documents_loaded = page.stats.documents_loaded;
+  work.document_bytes = page.stats.document_bytes;
+  work.output_bytes = page.stats.output_bytes;
+  work.expressions = page.stats.expressions;
+  work.function_work = page.function_work;
+  response.request_charge = QueryCharge(work, consistency);
   if (request.populate_query_metrics) {
     double elapsed_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
     response.query_metrics = FormatQueryMetrics(page, elapsed_ms);
@@ -1035,7 +1052,7 @@ Result<QueryResponse> Account::QueryResources(const QueryRequest& request,
   QueryResponse response;
   response.body = FeedBody(owner_rid, feed_key, page.rows);
   response.owner_rid = owner_rid;
-  FillQueryResponse(response, page, request, started);
+  FillQueryResponse(response, page, request, ConsistencyLevel::kSession, started);
   return response;
 }
 
@@ -1183,6 +1200,23 @@ std::vector<int64_t> RangesReached(const RoutingMap& routing, const Json& query_
 
 // Whether the SDK must run the query itself across partitions (merge-sort, aggregate, group,
 // de-duplicate, skip/take), as opposed to concatenating what each partition returns.
+// The document paths of a query's ORDER BY items, for the indexing policy's check. Items that
+// sort by a JOIN alias's values are left to the scan (the policy's paths start at the root).
+std::vector<OrderByPath> OrderByPaths(const query::SelectQuery& query) {
+  std::vector<OrderByPath> paths;
+  // Only a FROM over the container's documents themselves maps to the policy's paths.
+  if (query.from.empty() || query.from.front().iterate ||
+      query.from.front().collection->kind != query::ExprKind::kIdentifier) {
+    return paths;
+  }
+  for (const query::OrderByItem& item : query.order_by) {
+    std::optional<DocumentPath> path = query::DocumentPathSteps(*item.expr, query.from.front().alias);
+    if (!path) return {};
+    paths.push_back({std::move(*path), item.descending});
+  }
+  return paths;
+}
+
 bool NeedsClientPipeline(const Json& query_info) {
   return query_info["distinctType"] != "None" || !query_info["top"].is_null() || !query_info["offset"].is_null() ||
          !query_info["limit"].is_null() || !query_info["orderBy"].empty() || !query_info["aggregates"].empty() ||
@@ -1252,9 +1286,11 @@ Result<QueryResponse> Account::QueryItems(const QueryRequest& request) {
   auto started = std::chrono::steady_clock::now();
   COSMOS_ASSIGN_OR_RETURN(auto body, ParseQueryBody(request.body));
   COSMOS_ASSIGN_OR_RETURN(auto prepared, prepared_queries_.Prepare(body.text));
+  COSMOS_ASSIGN_OR_RETURN(auto consistency, ReadConsistency(options_.default_consistency, request.consistency_level));
 
   COSMOS_ASSIGN_OR_RETURN(auto txn, store_->BeginRead());
   COSMOS_ASSIGN_OR_RETURN(auto container, FindContainer(txn, request.container, /*as_owner=*/true));
+  COSMOS_RETURN_IF_ERROR(container->indexing.CheckOrderBy(OrderByPaths(prepared->root())));
   COSMOS_ASSIGN_OR_RETURN(auto scope, ResolveScope(container->partition_key, container->routing,
                                                    {request.partition_key_header, request.partition_key_range_id,
                                                     request.start_epk, request.end_epk}));
@@ -1301,7 +1337,7 @@ Result<QueryResponse> Account::QueryItems(const QueryRequest& request) {
   response.fan_out.documents_scanned = static_cast<int64_t>(page.stats.documents_loaded);
   response.fan_out.documents_returned = static_cast<int64_t>(page.rows.size());
   if (scope.by_range_id && !scope.range_ids.empty()) response.served_range_id = scope.range_ids.front();
-  FillQueryResponse(response, page, request, started);
+  FillQueryResponse(response, page, request, consistency, started);
   QueryLogEntry entry;
   entry.correlation_id = request.correlation_id;
   entry.container = container->OwnerPath();

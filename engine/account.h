@@ -16,6 +16,7 @@
 #include "common/result.h"
 #include "engine/container_cache.h"
 #include "engine/query_log.h"
+#include "engine/request_charge.h"
 #include "query/query_cache.h"
 #include "storage/store.h"
 
@@ -72,6 +73,7 @@ struct ItemKey {
   ContainerAddress container;
   std::optional<std::string> partition_key_header;
   ResourceName id;
+  std::optional<std::string> consistency_level = std::nullopt;  // x-ms-consistency-level (reads)
 };
 
 struct FeedOptions {
@@ -79,6 +81,7 @@ struct FeedOptions {
   std::optional<std::string> continuation;   // from the previous page
   std::optional<std::string> partition_key_header;  // restricts a document feed to one partition
   std::optional<std::string> partition_key_range_id;  // ... or to one physical partition
+  std::optional<std::string> consistency_level;       // x-ms-consistency-level
 };
 
 // Throughput asked for when a container is created (x-ms-offer-throughput, or the
@@ -125,6 +128,7 @@ struct QueryRequest {
   std::optional<std::string> continuation;    // from the previous page
   bool populate_query_metrics = false;        // x-ms-documentdb-populatequerymetrics
   std::string correlation_id;                 // x-ms-cosmos-correlated-activityid: one SDK query
+  std::optional<std::string> consistency_level;  // x-ms-consistency-level
 };
 
 // One page of query results: FeedResponse's body is {"_rid":..., "Documents":[...], "_count":N}.
@@ -164,6 +168,9 @@ struct AccountOptions {
   int min_physical_partitions = 1;
   // Bytes one logical partition may hold (--logical-partition-cap); the service's is 20 GB.
   int64_t logical_partition_cap_bytes = int64_t{20} * 1024 * 1024 * 1024;
+  // The account's default consistency (--consistency); reads at Strong or Bounded Staleness
+  // cost twice as much, and a request may only relax it.
+  ConsistencyLevel default_consistency = ConsistencyLevel::kSession;
 };
 
 // Limits from the service documentation.
@@ -237,6 +244,7 @@ class Account {
   Result<int64_t> SweepExpiredDocuments(int64_t now, int64_t limit);
   // Recent item queries with their cost summed over all their requests (GET /_cosmolite/queries).
   const QueryLog& query_log() const { return query_log_; }
+  const AccountOptions& options() const { return options_; }
 
  private:
   enum class WriteMode { kCreate, kUpsert, kReplace };

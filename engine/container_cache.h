@@ -12,6 +12,7 @@
 
 #include "common/json.h"
 #include "engine/container_definition.h"
+#include "engine/indexing_policy.h"
 #include "engine/partition_key.h"
 #include "engine/partitioning.h"
 #include "storage/store.h"
@@ -25,6 +26,7 @@ struct ResolvedContainer {
   Json properties;
   PartitionKeyDefinition partition_key;
   UniqueKeyPolicy unique_keys;
+  IndexingPolicy indexing;
   std::string database_rid;
   std::string container_rid;
   RoutingMap routing;  // its physical partitions

@@ -2,75 +2,14 @@
 
 #include <cstdint>
 
+#include "engine/indexing_policy.h"
+
 namespace cosmos::engine {
 namespace {
 
 constexpr size_t kMaxUniqueKeys = 10;
 constexpr size_t kMaxUniqueKeyPaths = 16;
 constexpr int64_t kMaxTtlSeconds = 2147483647;
-constexpr char kEtagExcludedPath[] = "/\"_etag\"/?";
-
-// Splits a document path such as "/address/zip" into property names.
-std::vector<std::string> SplitPath(const std::string& path) {
-  std::vector<std::string> segments;
-  size_t pos = 1;
-  while (pos < path.size()) {
-    size_t slash = path.find('/', pos);
-    if (slash == std::string::npos) slash = path.size();
-    std::string segment = path.substr(pos, slash - pos);
-    if (segment.size() >= 2 && segment.front() == '"' && segment.back() == '"') {
-      segment = segment.substr(1, segment.size() - 2);
-    }
-    segments.push_back(segment);
-    pos = slash + 1;
-  }
-  return segments;
-}
-
-Result<Json> NormalizeIndexingPolicy(const Json* given) {
-  Json policy = given ? *given : Json::object();
-  if (!policy.is_object()) return Status::BadRequest("indexingPolicy must be an object");
-
-  std::string mode = "consistent";
-  if (auto it = policy.find("indexingMode"); it != policy.end()) {
-    if (!it->is_string()) return Status::BadRequest("indexingPolicy.indexingMode must be a string");
-    mode = it->get<std::string>();
-    for (char& c : mode) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    if (mode != "consistent" && mode != "none" && mode != "lazy") {
-      return Status::BadRequest("indexingPolicy.indexingMode '" + it->get<std::string>() +
-                                "' is invalid; use consistent or none");
-    }
-  }
-  policy["indexingMode"] = mode;
-  if (auto it = policy.find("automatic"); it == policy.end()) {
-    policy["automatic"] = true;
-  } else if (!it->is_boolean()) {
-    return Status::BadRequest("indexingPolicy.automatic must be a boolean");
-  }
-  for (const char* key : {"includedPaths", "excludedPaths"}) {
-    auto it = policy.find(key);
-    if (it == policy.end()) {
-      policy[key] = Json::array();
-      continue;
-    }
-    if (!it->is_array()) return Status::BadRequest(std::string("indexingPolicy.") + key + " must be an array");
-    for (const Json& entry : *it) {
-      auto path = entry.is_object() ? entry.find("path") : entry.end();
-      if (!entry.is_object() || path == entry.end() || !path->is_string() ||
-          path->get<std::string>().empty() || path->get<std::string>()[0] != '/') {
-        return Status::BadRequest(std::string("indexingPolicy.") + key +
-                                  " entries must be objects with a path starting with '/'");
-      }
-    }
-  }
-  if (mode != "none" && policy["includedPaths"].empty()) {
-    policy["includedPaths"].push_back({{"path", "/*"}});
-  }
-  bool etag_excluded = false;
-  for (const Json& entry : policy["excludedPaths"]) etag_excluded |= entry["path"] == kEtagExcludedPath;
-  if (mode != "none" && !etag_excluded) policy["excludedPaths"].push_back({{"path", kEtagExcludedPath}});
-  return policy;
-}
 
 Result<Json> NormalizeUniqueKeyPolicy(const Json* given) {
   if (!given) return Json{{"uniqueKeys", Json::array()}};
@@ -170,7 +109,7 @@ UniqueKeyPolicy UniqueKeyPolicy::FromDefinition(const Json& normalized_definitio
   UniqueKeyPolicy policy;
   for (const Json& key : normalized_definition["uniqueKeyPolicy"]["uniqueKeys"]) {
     std::vector<std::vector<std::string>> paths;
-    for (const Json& path : key["paths"]) paths.push_back(SplitPath(path.get<std::string>()));
+    for (const Json& path : key["paths"]) paths.push_back(SplitIndexPath(path.get<std::string>()));
     policy.keys.push_back(std::move(paths));
   }
   return policy;

@@ -1,24 +1,51 @@
-// Request charges (RU) for the foundation: a simple size-based model, about 1 RU per KB read and
-// about 5 RU per KB written. Deterministic: the same operation on the same data costs the same.
+// Request charges (RU): the deterministic cost model documented in docs/request-units.md. The
+// same operation on the same data always costs the same. Every constant below is named in that
+// document together with the published figure it was calibrated to.
 // Pure functions; thread-safe.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
+#include <string_view>
+
+#include "common/result.h"
 
 namespace cosmos::engine {
 
-// A point read or feed page returning `bytes` of documents.
-double ReadCharge(size_t bytes);
-// A create, replace, upsert or delete of a document of `bytes`.
-double WriteCharge(size_t bytes);
+// The consistency levels, strongest first (the order the service compares them in).
+enum class ConsistencyLevel { kStrong, kBoundedStaleness, kSession, kConsistentPrefix, kEventual };
+
+// Parses "Strong", "BoundedStaleness", "Session", "ConsistentPrefix" or "Eventual" (any case).
+std::optional<ConsistencyLevel> ParseConsistencyLevel(std::string_view text);
+const char* ConsistencyLevelName(ConsistencyLevel level);
+// The level a read runs at: the request's x-ms-consistency-level when given, else the account
+// default. A request may only relax the account's level: a stronger one is kBadRequest.
+Result<ConsistencyLevel> ReadConsistency(ConsistencyLevel account_default, const std::optional<std::string>& header);
+
+// A point read, or a read-feed page, returning `bytes` of documents at `level`: reads at Strong
+// and Bounded Staleness read from two replicas and cost twice as much.
+double ReadCharge(size_t bytes, ConsistencyLevel level = ConsistencyLevel::kSession);
+// A create (or an upsert that inserts) of a document of `bytes` producing `index_terms` terms.
+double CreateCharge(size_t bytes, int64_t index_terms);
+// A replace (or an upsert that replaces): the new version is written and indexed, and the old
+// version's index terms are removed.
+double ReplaceCharge(size_t bytes, int64_t index_terms, int64_t old_index_terms);
+// A delete of a document of `bytes` whose `index_terms` terms are removed.
+double DeleteCharge(size_t bytes, int64_t index_terms);
 // Database and container operations.
 double MetadataReadCharge();
 double MetadataWriteCharge();
-// One page of a query: a base cost, plus the documents it loaded, the bytes it returned and the
-// expression and function work it did. Provisional until the cost-model issue calibrates it.
-double QueryCharge(uint64_t documents_loaded, uint64_t document_bytes, uint64_t output_bytes, uint64_t expressions,
-                   uint64_t function_work);
+
+// What one page of a query did; the charge is a function of these counts alone.
+struct QueryWork {
+  uint64_t documents_loaded = 0;  // documents read from storage and evaluated
+  uint64_t document_bytes = 0;    // their size
+  uint64_t output_bytes = 0;      // bytes of the page's results
+  uint64_t expressions = 0;       // expressions evaluated
+  uint64_t function_work = 0;     // system-function work units
+};
+double QueryCharge(const QueryWork& work, ConsistencyLevel level = ConsistencyLevel::kSession);
 // A request that failed after authentication (not found, conflict, precondition, bad input).
 double FailedRequestCharge();
 

@@ -305,6 +305,22 @@ bool IsDocumentPath(const Expr& e) {
   return node->kind == ExprKind::kIdentifier && node != &e;
 }
 
+std::optional<std::vector<std::string>> DocumentPathSteps(const Expr& e, std::string_view alias) {
+  if (!IsDocumentPath(e)) return std::nullopt;
+  std::vector<std::string> steps;
+  const Expr* node = &e;
+  for (; node->kind != ExprKind::kIdentifier; node = node->children[0].get()) {
+    if (node->kind == ExprKind::kProperty) {
+      steps.push_back(node->name);
+    } else {
+      const Json& index = node->children[1]->literal;
+      steps.push_back(index.is_string() ? index.get<std::string>() : "[]");
+    }
+  }
+  if (node->name != alias) return std::nullopt;
+  return std::vector<std::string>(steps.rbegin(), steps.rend());
+}
+
 std::string PathText(const Expr& e) {
   switch (e.kind) {
     case ExprKind::kIdentifier: return e.name;

@@ -37,6 +37,7 @@ inline constexpr char kSessionToken[] = "x-ms-session-token";
 
 // Response
 inline constexpr char kRequestCharge[] = "x-ms-request-charge";
+inline constexpr char kConsistencyLevel[] = "x-ms-consistency-level";
 inline constexpr char kSubstatus[] = "x-ms-substatus";
 inline constexpr char kItemCount[] = "x-ms-item-count";
 inline constexpr char kQueryMetrics[] = "x-ms-documentdb-query-metrics";

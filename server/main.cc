@@ -34,6 +34,7 @@ struct Flags {
   bool sync_full = false;
   int min_physical_partitions = 1;
   int64_t logical_partition_cap = int64_t{20} * 1024 * 1024 * 1024;
+  std::string consistency = "Session";
 };
 
 int Fail(const std::string& message) {
@@ -79,6 +80,13 @@ int main(int argc, char** argv) {
   app.add_option("--logical-partition-cap", flags.logical_partition_cap,
                  "bytes one logical partition (partition key value) may hold; the service's cap is 20 GB")
       ->envname("COSMOLITE_LOGICAL_PARTITION_CAP")->capture_default_str()->check(CLI::PositiveNumber);
+  app.add_option("--consistency", flags.consistency,
+                 "the account's default consistency: Strong, BoundedStaleness, Session, ConsistentPrefix or "
+                 "Eventual; reads at Strong and BoundedStaleness cost twice as much")
+      ->envname("COSMOLITE_CONSISTENCY")->capture_default_str()
+      ->check([](const std::string& text) {
+        return cosmos::engine::ParseConsistencyLevel(text) ? std::string() : std::string("unknown consistency level");
+      });
   CLI11_PARSE(app, argc, argv);
 
   spdlog::set_level(spdlog::level::from_str(flags.log_level));
@@ -99,6 +107,7 @@ int main(int argc, char** argv) {
   cosmos::engine::AccountOptions account_options;
   account_options.min_physical_partitions = flags.min_physical_partitions;
   account_options.logical_partition_cap_bytes = flags.logical_partition_cap;
+  account_options.default_consistency = *cosmos::engine::ParseConsistencyLevel(flags.consistency);
   cosmos::engine::Account account(std::move(store).value(), account_options);
   if (auto upgraded = account.UpgradeDataFile(); !upgraded.ok()) {
     return Fail("cannot upgrade the data file: " + upgraded.message());

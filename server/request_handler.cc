@@ -90,6 +90,7 @@ Result<engine::FeedOptions> FeedOptionsOf(const HttpRequest& request) {
     }
   }
   options.continuation = request.headers.Get(headers::kContinuation);
+  options.consistency_level = request.headers.Get(headers::kConsistencyLevel);
   return options;
 }
 
@@ -113,6 +114,7 @@ Result<engine::QueryRequest> QueryRequestOf(const HttpRequest& request, Containe
   query.max_item_count = options.max_item_count;
   query.continuation = options.continuation;
   query.populate_query_metrics = request.headers.IsTrue(headers::kPopulateQueryMetrics);
+  query.consistency_level = options.consistency_level;
   return query;
 }
 
@@ -395,7 +397,8 @@ Result<HttpResponse> RequestHandler::Dispatch(const HttpRequest& request, const 
     return WrongMethod(request);
   }
 
-  engine::ItemKey key{ContainerOf(path), partition_key, NameAt(path, 2)};
+  engine::ItemKey key{ContainerOf(path), partition_key, NameAt(path, 2),
+                      request.headers.Get(headers::kConsistencyLevel)};
   if (method == "GET") {
     COSMOS_ASSIGN_OR_RETURN(auto item, account_.ReadItem(key, PreconditionsOf(request)));
     int status = item.not_modified ? 304 : 200;
@@ -455,7 +458,8 @@ HttpResponse RequestHandler::DatabaseAccount(const HttpRequest& request) const {
       {"enableNRegionSynchronousCommit", false},
       {"enablePerPartitionFailoverBehavior", false},
       {"userReplicationPolicy", {{"asyncReplication", false}, {"minReplicaSetSize", 1}, {"maxReplicasetSize", 4}}},
-      {"userConsistencyPolicy", {{"defaultConsistencyLevel", "Session"}}},
+      {"userConsistencyPolicy",
+       {{"defaultConsistencyLevel", engine::ConsistencyLevelName(account_.options().default_consistency)}}},
       {"systemReplicationPolicy", {{"minReplicaSetSize", 1}, {"maxReplicasetSize", 4}}},
       {"readPolicy", {{"primaryReadCoefficient", 1}, {"secondaryReadCoefficient", 1}}},
       {"queryEngineConfiguration", query_engine.dump()}};

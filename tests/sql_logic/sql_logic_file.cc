@@ -134,6 +134,11 @@ class FileParser {
     if (words.size() <= next) return Error(line, "usage: container <id> /path | container <id> multihash /a /b");
     step.id = words[1];
     for (size_t i = next; i < words.size(); ++i) {
+      if (words[i].rfind("indexing=", 0) == 0) {
+        step.indexing_policy = words[i].substr(9);
+        if (i + 1 != words.size()) return Error(line, "indexing=<json> comes last");
+        break;
+      }
       if (words[i].empty() || words[i][0] != '/') return Error(line, "a partition key path starts with '/'");
       step.paths.push_back(words[i]);
     }

@@ -20,13 +20,15 @@ struct DocumentLine {
   std::string json;
 };
 
-// `container <id> /path` or `container <id> multihash /a /b`: creates the container that the
-// following queries run against, then inserts the documents listed after `----`.
+// `container <id> /path` or `container <id> multihash /a /b`, optionally followed by
+// `indexing=<json policy>`: creates the container that the following queries run against, then
+// inserts the documents listed after `----`.
 struct ContainerStep {
   int line = 0;
   std::string id;
   std::vector<std::string> paths;
   bool multihash = false;
+  std::string indexing_policy;  // JSON text; empty: the default policy
   std::vector<DocumentLine> documents;
 };
 

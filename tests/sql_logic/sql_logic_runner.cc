@@ -169,6 +169,9 @@ class FileRunner {
     Json key = {{"paths", step.paths}, {"kind", step.multihash ? "MultiHash" : "Hash"}};
     if (step.multihash) key["version"] = 2;
     Json definition = {{"id", step.id}, {"partitionKey", key}};
+    if (!step.indexing_policy.empty()) {
+      definition["indexingPolicy"] = Json::parse(step.indexing_policy, nullptr, /*allow_exceptions=*/false);
+    }
     auto created = account_->CreateContainer(ResourceName{kDatabaseId}, definition.dump());
     if (!created.ok()) {
       Fail(step.line, "cannot create container '" + step.id + "': " + created.status().message());

@@ -1,0 +1,69 @@
+// Indexing policies: validation and the service's defaults for a container's indexingPolicy, and
+// the questions the rest of the engine asks of a policy — is the value at this path indexed, how
+// many index terms does this document produce (write cost), and can this ORDER BY be served.
+// Paths follow the service's syntax: "/a/b/?" is the scalar at a.b, "/a/*" everything under a,
+// "/a/[]/?" the scalars of the array a, "/*" the whole document; between an included and an
+// excluded path that both match, the more specific one wins ("?" beats "*" at equal depth).
+// Pure functions and immutable objects; thread-safe.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "common/json.h"
+#include "common/result.h"
+
+namespace cosmos::engine {
+
+// Validates an indexingPolicy as a client sent it (nullptr: absent) and returns it with the
+// service's defaults filled in. kBadRequest with the reason for an invalid policy.
+Result<Json> NormalizeIndexingPolicy(const Json* given);
+
+// A path of a document, as property names with "[]" for any array element: {"tags", "[]"}.
+using DocumentPath = std::vector<std::string>;
+
+// One ORDER BY item: the document path it sorts by and its direction.
+struct OrderByPath {
+  DocumentPath path;
+  bool descending = false;
+};
+
+class IndexingPolicy {
+ public:
+  // `normalized` is the output of NormalizeIndexingPolicy.
+  static IndexingPolicy FromNormalized(const Json& normalized);
+
+  // indexingMode "none": no index at all, only point operations and scans.
+  bool indexing_disabled() const { return disabled_; }
+  // True when the scalar at `path` has a range index. id and _ts are always indexed while
+  // indexing is on, as the service does.
+  bool IsIndexed(const DocumentPath& path) const;
+  // The index terms a document produces: one per indexed scalar value of the client's
+  // properties (arrays and objects contribute their members; the system properties _rid, _self,
+  // _etag, _attachments and _ts are not counted). Write charges grow with it.
+  int64_t CountIndexedTerms(const Json& document) const;
+  // Checks that an ORDER BY can be served as the service requires: one item needs a range index
+  // on its path; several need a composite index with the same paths in the same order and
+  // directions all equal or all inverted. kBadRequest with the service's message otherwise.
+  Status CheckOrderBy(const std::vector<OrderByPath>& items) const;
+
+ private:
+  struct Rule {
+    DocumentPath prefix;
+    bool wildcard = false;  // "/*" (everything below) rather than "/?" (this scalar)
+    bool included = false;
+  };
+  struct CompositeIndex {
+    std::vector<OrderByPath> paths;
+  };
+  void CountTerms(const Json& node, DocumentPath& path, int64_t& count) const;
+
+  bool disabled_ = false;
+  std::vector<Rule> rules_;
+  std::vector<CompositeIndex> composites_;
+};
+
+// Splits "/a/\"b c\"/[]/?" into {"a", "b c", "[]", "?"}: quotes removed, terminal kept.
+std::vector<std::string> SplitIndexPath(const std::string& path);
+
+}  // namespace cosmos::engine
