@@ -4,6 +4,7 @@
 // Thread-safety: a Status is an immutable value; share copies freely.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -27,6 +28,7 @@ enum class ErrorCode {
   kQueryNeedsClientPlan,   // a cross-partition query the gateway cannot serve alone (400/1004)
   kLogicalPartitionFull,   // a write past the logical partition size cap (403/1014)
   kPartitionKeyRangeGone,  // a request names a partition key range that was split (410/1002)
+  kRequestRateTooLarge,    // the partition's throughput budget is spent (429/3200); nothing changed
   kInternal,               // a bug or an I/O failure; logged with the activity id
 };
 
@@ -69,6 +71,12 @@ class [[nodiscard]] Status {
   static Status PartitionKeyRangeGone(std::string message) {
     return {ErrorCode::kPartitionKeyRangeGone, std::move(message)};
   }
+  // `retry_after_ms`: when the budget will allow the request again (x-ms-retry-after-ms).
+  static Status RequestRateTooLarge(std::string message, int64_t retry_after_ms) {
+    Status status{ErrorCode::kRequestRateTooLarge, std::move(message)};
+    status.retry_after_ms_ = retry_after_ms;
+    return status;
+  }
   static Status Internal(std::string message) { return {ErrorCode::kInternal, std::move(message)}; }
 
   bool ok() const { return code_ == ErrorCode::kOk; }
@@ -76,6 +84,8 @@ class [[nodiscard]] Status {
   const std::string& message() const { return message_; }
   // Extra machine-readable detail for the error body ("additionalErrorInfo"); usually empty.
   const std::string& additional_error_info() const { return additional_error_info_; }
+  // For kRequestRateTooLarge: milliseconds the client should wait before retrying.
+  int64_t retry_after_ms() const { return retry_after_ms_; }
 
  private:
   Status(ErrorCode code, std::string message) : code_(code), message_(std::move(message)) {}
@@ -83,6 +93,7 @@ class [[nodiscard]] Status {
   ErrorCode code_ = ErrorCode::kOk;
   std::string message_;
   std::string additional_error_info_;
+  int64_t retry_after_ms_ = 0;
 };
 
 }  // namespace cosmos

@@ -3,6 +3,7 @@
 #include <charconv>
 #include <map>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 
 #include "common/json.h"
@@ -23,6 +24,7 @@ namespace {
 using storage::ContainerRecord;
 using storage::DatabaseRecord;
 using storage::DocumentRecord;
+using storage::OfferRecord;
 using storage::SeqKind;
 using storage::Transaction;
 
@@ -350,6 +352,12 @@ Status CheckLogicalPartitionCap(Transaction& txn, const ResolvedContainer& conta
 }
 
 // An etag that is a number (a change-feed LSN, a range-set version), quoted as etags are.
+// The physical partition holding a storage key ("<EPK> <partition key>"), as a list for Admit.
+std::vector<int64_t> RangeOfKey(const ResolvedContainer& container, const std::string& storage_key) {
+  const RoutingMap::Range* range = container.routing.RangeOf(std::string_view(storage_key).substr(0, storage_key.find(' ')));
+  return range ? std::vector<int64_t>{range->id} : std::vector<int64_t>{};
+}
+
 // The index terms a stored document produced under the container's policy.
 int64_t IndexTermsOf(const ResolvedContainer& container, const std::string& body) {
   if (container.indexing.indexing_disabled()) return 0;
@@ -361,6 +369,16 @@ std::string QuotedNumber(int64_t number) {
   etag += std::to_string(number);
   etag += '"';
   return etag;
+}
+
+// Throughput on a create: not at all on a serverless account, and within the service's minimums.
+Status CheckRequestedThroughput(const ContainerThroughput& throughput, bool serverless) {
+  if (!throughput.given()) return Status();
+  if (serverless) {
+    return Status::BadRequest(
+        "Setting offer throughput or autopilot on container is not supported for serverless accounts.");
+  }
+  return ValidateThroughput(throughput);
 }
 
 int64_t PageSize(int64_t max_item_count) {
@@ -417,6 +435,7 @@ std::string FeedBody(const std::string& owner_rid, const char* key,
 Account::Account(std::unique_ptr<storage::Store> store, AccountOptions options)
     : store_(std::move(store)),
       options_(options),
+      throttle_(options.rate_limit),
       etag_counter_(static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::microseconds>(
                                               std::chrono::system_clock::now().time_since_epoch())
                                               .count())) {}
@@ -459,6 +478,16 @@ Result<std::shared_ptr<const ResolvedContainer>> Account::FindContainer(Transact
   resolved->indexing = IndexingPolicy::FromNormalized(resolved->properties["indexingPolicy"]);
   COSMOS_ASSIGN_OR_RETURN(auto ranges, txn.ListPartitionKeyRanges(found->seq));
   resolved->routing = RoutingMap(std::move(ranges));
+  COSMOS_ASSIGN_OR_RETURN(auto offer, txn.FindOfferFor(/*is_database=*/false, found->seq));
+  if (!offer) {
+    COSMOS_ASSIGN_OR_RETURN(offer, txn.FindOfferFor(/*is_database=*/true, database.seq));
+    resolved->shared_throughput = offer.has_value();
+  }
+  if (offer) {
+    COSMOS_ASSIGN_OR_RETURN(resolved->throughput, ThroughputOfOffer(Json::parse(offer->body)));
+  } else if (options_.serverless) {
+    resolved->throughput.manual = kServerlessContainerThroughput;
+  }
   resolved->default_ttl = DefaultTtlOf(resolved->properties);
   resolved->change_log_retention_s = ChangeLogRetentionOf(resolved->properties);
   resolved->database_rid = ResourceId::ForDatabase(database.seq);
@@ -481,9 +510,10 @@ std::string Account::NewEtag() {
 
 // ---- Databases ---------------------------------------------------------------------------
 
-Result<ResourceResponse> Account::CreateDatabase(const std::string& body) {
+Result<ResourceResponse> Account::CreateDatabase(const std::string& body, const ContainerThroughput& throughput) {
   COSMOS_ASSIGN_OR_RETURN(auto definition, ParseObject(body, "database definition"));
   COSMOS_RETURN_IF_ERROR(ValidateResourceId(definition));
+  COSMOS_RETURN_IF_ERROR(CheckRequestedThroughput(throughput, options_.serverless));
   COSMOS_ASSIGN_OR_RETURN(auto txn, store_->BeginWrite());
   DatabaseRecord record;
   COSMOS_ASSIGN_OR_RETURN(record.seq, txn.NextSeq(SeqKind::kDatabase));
@@ -497,6 +527,9 @@ Result<ResourceResponse> Account::CreateDatabase(const std::string& body) {
   Status inserted = txn.InsertDatabase(record);
   if (inserted.code() == ErrorCode::kConflict) return Status::Conflict(kIdExistsMessage);
   COSMOS_RETURN_IF_ERROR(inserted);
+  if (throughput.given()) {
+    COSMOS_RETURN_IF_ERROR(InsertOffer(txn, /*is_database=*/true, record.seq, DatabaseSelf(rid), rid, throughput));
+  }
   COSMOS_RETURN_IF_ERROR(txn.Commit());
   ResourceResponse response;
   response.body = std::move(record.body);
@@ -554,10 +587,16 @@ Result<ResourceResponse> Account::CreateContainer(const ResourceName& database, 
   COSMOS_RETURN_IF_ERROR(ValidateResourceId(definition));
   COSMOS_ASSIGN_OR_RETURN(auto normalized, NormalizeContainerDefinition(definition));
   COSMOS_ASSIGN_OR_RETURN(auto partition_key, PartitionKeyDefinition::Parse(normalized["partitionKey"]));
-  int range_count = InitialRangeCount(std::max(throughput.manual, throughput.autoscale_max),
-                                      options_.min_physical_partitions);
+  COSMOS_RETURN_IF_ERROR(CheckRequestedThroughput(throughput, options_.serverless));
+  int range_count = InitialRangeCount(throughput.ru_per_second(), options_.min_physical_partitions);
   COSMOS_ASSIGN_OR_RETURN(auto txn, store_->BeginWrite());
   COSMOS_ASSIGN_OR_RETURN(auto owner, FindDatabase(txn, database, /*as_owner=*/true));
+  // Without throughput of its own, a container shares its database's, or gets the default.
+  ContainerThroughput own_throughput = throughput;
+  if (!throughput.given() && !options_.serverless) {
+    COSMOS_ASSIGN_OR_RETURN(auto database_offer, txn.FindOfferFor(/*is_database=*/true, owner.seq));
+    if (!database_offer) own_throughput.manual = kDefaultContainerThroughput;
+  }
   ContainerRecord record;
   COSMOS_ASSIGN_OR_RETURN(record.seq, txn.NextSeq(SeqKind::kContainer));
   record.database_seq = owner.seq;
@@ -581,6 +620,10 @@ Result<ResourceResponse> Account::CreateContainer(const ResourceName& database, 
   for (const auto& range : InitialRanges(partition_key, range_count)) {
     COSMOS_RETURN_IF_ERROR(txn.InsertPartitionKeyRange(record.seq, range));
   }
+  if (own_throughput.given()) {
+    COSMOS_RETURN_IF_ERROR(InsertOffer(txn, /*is_database=*/false, record.seq, normalized["_self"].get<std::string>(),
+                                       rid, own_throughput));
+  }
   COSMOS_RETURN_IF_ERROR(txn.Commit());
   ResourceResponse response;
   response.body = std::move(record.body);
@@ -591,10 +634,22 @@ Result<ResourceResponse> Account::CreateContainer(const ResourceName& database, 
   return response;
 }
 
-Result<ResourceResponse> Account::ReadContainer(const ContainerAddress& container) {
+Result<ResourceResponse> Account::ReadContainer(const ContainerAddress& container, bool populate_quota_info) {
   COSMOS_ASSIGN_OR_RETURN(auto txn, store_->BeginRead());
   COSMOS_ASSIGN_OR_RETURN(auto resolved, FindContainer(txn, container, /*as_owner=*/false));
   ResourceResponse response;
+  if (populate_quota_info) {
+    COSMOS_ASSIGN_OR_RETURN(auto stored, txn.MeasureKeyRange(resolved->container.seq, "", kMaxEffectivePartitionKey));
+    int64_t stored_kb = (stored.total_bytes + 1023) / 1024;
+    int64_t partition_cap_kb = options_.logical_partition_cap_bytes / 1024;
+    // Sizes in KB, as the service reports them; a container's own size is not capped (-1).
+    response.resource_quota = "documentSize=" + std::to_string(kMaxDocumentBytes / 1024) +
+                              ";documentsSize=" + std::to_string(partition_cap_kb) +
+                              ";documentsCount=-1;collectionSize=-1;";
+    response.resource_usage = "documentSize=" + std::to_string(stored_kb) + ";documentsSize=" +
+                              std::to_string(stored_kb) + ";documentsCount=" + std::to_string(stored.document_count) +
+                              ";collectionSize=" + std::to_string(stored_kb) + ";";
+  }
   response.etag = resolved->properties["_etag"].get<std::string>();
   response.body = resolved->container.body;
   response.request_charge = MetadataReadCharge();
@@ -711,6 +766,8 @@ Result<ResourceResponse> Account::WriteItem(const ItemWrite& write, WriteMode mo
     return Status::PartitionKeyMismatch(kPartitionKeyMismatchMessage);
   }
   std::string partition_key = StoragePartitionKey(container->partition_key, document_key);
+  std::vector<int64_t> range_ids = RangeOfKey(*container, partition_key);
+  COSMOS_RETURN_IF_ERROR(Admit(*container, range_ids));
 
   std::optional<DocumentRecord> existing;
   if (mode == WriteMode::kReplace) {
@@ -794,6 +851,7 @@ Result<ResourceResponse> Account::WriteItem(const ItemWrite& write, WriteMode mo
   response.request_charge = existing ? ReplaceCharge(record.body.size(), index_terms,
                                                      IndexTermsOf(*container, existing->body))
                                      : CreateCharge(record.body.size(), index_terms);
+  Charge(*container, range_ids, response.request_charge);
   response.body = std::move(record.body);
   response.etag = std::move(record.etag);
   response.created = !existing;
@@ -809,8 +867,11 @@ Result<ResourceResponse> Account::ReadItem(const ItemKey& key, const Preconditio
   COSMOS_ASSIGN_OR_RETURN(auto container, FindContainer(txn, key.container, /*as_owner=*/true));
   COSMOS_ASSIGN_OR_RETURN(auto found, FindItem(txn, *container, key));
   if (!found) return Status::NotFound(kIdMissingMessage);
+  std::vector<int64_t> range_ids = RangeOfKey(*container, found->partition_key);
+  COSMOS_RETURN_IF_ERROR(Admit(*container, range_ids));
   ResourceResponse response;
   response.request_charge = ReadCharge(found->body.size(), consistency);
+  Charge(*container, range_ids, response.request_charge);
   response.not_modified = preconditions.if_none_match && *preconditions.if_none_match == found->etag;
   if (!response.not_modified) response.body = std::move(found->body);
   response.etag = std::move(found->etag);
@@ -826,6 +887,8 @@ Result<ResourceResponse> Account::DeleteItem(const ItemKey& key, const Precondit
   COSMOS_ASSIGN_OR_RETURN(auto found, FindItem(txn, *container, key));
   if (!found) return Status::NotFound(kIdMissingMessage);
   COSMOS_RETURN_IF_ERROR(CheckIfMatch(preconditions, found->etag));
+  std::vector<int64_t> range_ids = RangeOfKey(*container, found->partition_key);
+  COSMOS_RETURN_IF_ERROR(Admit(*container, range_ids));
   COSMOS_ASSIGN_OR_RETURN(int64_t lsn, txn.NextLsn(container->container.seq));
   container->lsn = std::max(container->lsn, lsn);
   COSMOS_RETURN_IF_ERROR(txn.DeleteDocument(container->container.seq, *found));
@@ -844,6 +907,7 @@ Result<ResourceResponse> Account::DeleteItem(const ItemKey& key, const Precondit
   COSMOS_RETURN_IF_ERROR(txn.Commit());
   ResourceResponse response;
   response.request_charge = DeleteCharge(found->body.size(), IndexTermsOf(*container, found->body));
+  Charge(*container, range_ids, response.request_charge);
   response.lsn = lsn;
   response.owner_path = container->OwnerPath();
   response.owner_rid = container->container_rid;
@@ -868,6 +932,7 @@ Result<FeedResponse> Account::ReadItemFeed(const ContainerAddress& address, cons
   COSMOS_ASSIGN_OR_RETURN(auto scope, ResolveScope(container->partition_key, container->routing,
                                                    {options.partition_key_header, options.partition_key_range_id,
                                                     std::nullopt, std::nullopt}));
+  COSMOS_RETURN_IF_ERROR(Admit(*container, scope.range_ids));
   // One row more than the page tells whether another page follows.
   COSMOS_ASSIGN_OR_RETURN(auto rows, txn.ListDocuments(container->container.seq, scope.documents,
                                                        after, page_items + 1));
@@ -891,6 +956,7 @@ Result<FeedResponse> Account::ReadItemFeed(const ContainerAddress& address, cons
   response.count = static_cast<int64_t>(bodies.size());
   response.body = FeedBody(container->container_rid, "Documents", bodies);
   response.request_charge = ReadCharge(bytes, consistency);
+  Charge(*container, scope.range_ids, response.request_charge);
   response.lsn = container->lsn;
   response.owner_path = container->OwnerPath();
   response.owner_rid = container->container_rid;
@@ -1314,6 +1380,7 @@ Result<QueryResponse> Account::QueryItems(const QueryRequest& request) {
       scope.by_partition_key = true;
     }
   }
+  COSMOS_RETURN_IF_ERROR(Admit(*container, scope.range_ids));
   query::OpenSource open_source = [&](const Json* start) -> Result<std::unique_ptr<query::DocumentSource>> {
     std::optional<storage::DocumentPosition> start_position;
     if (start != nullptr) {
@@ -1338,6 +1405,7 @@ Result<QueryResponse> Account::QueryItems(const QueryRequest& request) {
   response.fan_out.documents_returned = static_cast<int64_t>(page.rows.size());
   if (scope.by_range_id && !scope.range_ids.empty()) response.served_range_id = scope.range_ids.front();
   FillQueryResponse(response, page, request, consistency, started);
+  Charge(*container, scope.range_ids, response.request_charge);
   QueryLogEntry entry;
   entry.correlation_id = request.correlation_id;
   entry.container = container->OwnerPath();
@@ -1599,6 +1667,226 @@ Status Account::UpgradeDataFile() {
   COSMOS_RETURN_IF_ERROR(txn.FinishRekeying());
   containers_.Clear();
   return txn.Commit();
+}
+
+// ---- Offers and throughput ----------------------------------------------------------------
+
+namespace {
+
+constexpr char kOfferMissingMessage[] = "The offer with the specified id does not exist in the system.";
+constexpr char kRequestRateTooLargeMessage[] =
+    "Request rate is large. More Request Units may be needed, so no changes were made. Please retry this request "
+    "later. Learn more: http://aka.ms/cosmosdb-error-429";
+constexpr int64_t kThroughputPerPartition = 10000;  // RU/s one physical partition serves
+
+// The offer's resource: the container's or the database's seq, from its offerResourceId.
+Result<OfferRecord> FindOfferByRid(Transaction& txn, const std::string& offer_rid) {
+  std::optional<int64_t> seq = ResourceId::ParseOffer(offer_rid);
+  if (!seq) return Status::NotFound(kOfferMissingMessage);
+  COSMOS_ASSIGN_OR_RETURN(auto offer, txn.FindOfferBySeq(*seq));
+  if (!offer) return Status::NotFound(kOfferMissingMessage);
+  return std::move(*offer);
+}
+
+// Ranges of a container online after splitting the widest ones until there are `wanted`.
+Status SplitUntil(Transaction& txn, const PartitionKeyDefinition& definition, int64_t container_seq, size_t wanted) {
+  while (true) {
+    COSMOS_ASSIGN_OR_RETURN(auto ranges, txn.ListPartitionKeyRanges(container_seq));
+    RoutingMap routing(std::move(ranges));
+    if (routing.online_count() >= wanted) return Status();
+    // The first of the online ranges with the fewest ancestors is the widest.
+    const RoutingMap::Range* widest = nullptr;
+    for (const RoutingMap::Range* range : routing.online()) {
+      if (widest == nullptr || range->parents.size() < widest->parents.size()) widest = range;
+    }
+    COSMOS_ASSIGN_OR_RETURN(auto children, SplitRange(definition, routing, *widest));
+    COSMOS_RETURN_IF_ERROR(txn.MarkPartitionKeyRangeGone(container_seq, widest->id));
+    for (const auto& child : children) COSMOS_RETURN_IF_ERROR(txn.InsertPartitionKeyRange(container_seq, child));
+  }
+}
+
+}  // namespace
+
+Status Account::InsertOffer(Transaction& txn, bool is_database, int64_t resource_seq, const std::string& resource_self,
+                            const std::string& resource_rid, const ContainerThroughput& throughput) {
+  OfferRecord record;
+  COSMOS_ASSIGN_OR_RETURN(record.seq, txn.NextSeq(SeqKind::kOffer));
+  record.resource_seq = resource_seq;
+  record.is_database = is_database;
+  OfferIdentity identity{ResourceId::ForOffer(record.seq), resource_self, resource_rid};
+  record.body = OfferBody(identity, throughput, throughput.ru_per_second(), NewEtag(), NowSeconds()).dump();
+  return txn.InsertOffer(record);
+}
+
+Result<ResourceResponse> Account::ReadOffer(const std::string& offer_rid) {
+  COSMOS_ASSIGN_OR_RETURN(auto txn, store_->BeginRead());
+  COSMOS_ASSIGN_OR_RETURN(auto offer, FindOfferByRid(txn, offer_rid));
+  ResourceResponse response;
+  response.etag = EtagOf(offer.body);
+  response.body = std::move(offer.body);
+  response.request_charge = MetadataReadCharge();
+  return response;
+}
+
+Result<FeedResponse> Account::ListOffers(const FeedOptions& options) {
+  COSMOS_ASSIGN_OR_RETURN(int64_t after, SeqContinuation(options.continuation));
+  int64_t page_size = PageSize(options.max_item_count);
+  COSMOS_ASSIGN_OR_RETURN(auto txn, store_->BeginRead());
+  COSMOS_ASSIGN_OR_RETURN(auto records, txn.ListOffers(after, page_size + 1));
+  FeedResponse response;
+  if (static_cast<int64_t>(records.size()) > page_size) {
+    records.resize(page_size);
+    response.continuation = std::to_string(records.back().seq);
+  }
+  std::vector<std::string> bodies;
+  for (auto& record : records) bodies.push_back(std::move(record.body));
+  response.count = static_cast<int64_t>(bodies.size());
+  response.body = FeedBody("", "Offers", bodies);
+  response.request_charge = MetadataReadCharge();
+  return response;
+}
+
+Result<QueryResponse> Account::QueryOffers(const QueryRequest& request) {
+  std::vector<std::pair<int64_t, std::string>> bodies;
+  {
+    COSMOS_ASSIGN_OR_RETURN(auto txn, store_->BeginRead());
+    COSMOS_ASSIGN_OR_RETURN(auto records, txn.ListOffers());
+    for (auto& record : records) bodies.emplace_back(record.seq, std::move(record.body));
+  }
+  return QueryResources(request, std::move(bodies), "Offers", "");
+}
+
+Result<ResourceResponse> Account::ReplaceOffer(const std::string& offer_rid, const std::string& body,
+                                               const Preconditions& preconditions) {
+  COSMOS_ASSIGN_OR_RETURN(auto replacement, ParseObject(body, "offer"));
+  COSMOS_ASSIGN_OR_RETURN(auto throughput, ThroughputOfOffer(replacement));
+  COSMOS_ASSIGN_OR_RETURN(auto txn, store_->BeginWrite());
+  COSMOS_ASSIGN_OR_RETURN(auto offer, FindOfferByRid(txn, offer_rid));
+  Json current = Json::parse(offer.body);
+  COSMOS_RETURN_IF_ERROR(CheckIfMatch(preconditions, current["_etag"].get<std::string>()));
+  if (replacement.contains("offerResourceId") && replacement["offerResourceId"] != current["offerResourceId"]) {
+    return Status::BadRequest("The offerResourceId of an offer cannot be changed.");
+  }
+  int64_t max_ever = current["content"]["offerMinimumThroughputParameters"].value("maxThroughputEverProvisioned",
+                                                                                   int64_t{0});
+  COSMOS_RETURN_IF_ERROR(ValidateThroughput(throughput, max_ever));
+  max_ever = std::max(max_ever, throughput.ru_per_second());
+  OfferIdentity identity{current["_rid"].get<std::string>(), current["resource"].get<std::string>(),
+                         current["offerResourceId"].get<std::string>()};
+  std::string etag = NewEtag();
+  std::string updated = OfferBody(identity, throughput, max_ever, etag, NowSeconds()).dump();
+  COSMOS_RETURN_IF_ERROR(txn.UpdateOfferBody(offer.seq, updated));
+  if (!offer.is_database) {
+    // More throughput than the ranges can serve: split, as the service does, to 10,000 RU/s each.
+    COSMOS_ASSIGN_OR_RETURN(auto record, txn.FindContainerBySeq(offer.resource_seq));
+    if (record) {
+      COSMOS_ASSIGN_OR_RETURN(auto definition, PartitionKeyDefinition::Parse(Json::parse(record->body)["partitionKey"]));
+      size_t wanted = static_cast<size_t>((throughput.ru_per_second() + kThroughputPerPartition - 1) /
+                                          kThroughputPerPartition);
+      COSMOS_RETURN_IF_ERROR(SplitUntil(txn, definition, record->seq, wanted));
+    }
+  }
+  containers_.Clear();
+  COSMOS_RETURN_IF_ERROR(txn.Commit());
+  ResourceResponse response;
+  response.body = std::move(updated);
+  response.etag = std::move(etag);
+  response.request_charge = MetadataWriteCharge();
+  return response;
+}
+
+Status Account::Admit(const ResolvedContainer& container, const std::vector<int64_t>& range_ids) {
+  if (!throttle_.enforcing() || container.throughput.ru_per_second() <= 0) return Status();
+  double share = static_cast<double>(container.throughput.ru_per_second());
+  if (container.shared_throughput) {
+    // Containers of a shared-throughput database draw from one budget: the database's.
+    if (auto wait = throttle_.Admit({-container.database.seq, 0}, share)) {
+      return Status::RequestRateTooLarge(kRequestRateTooLargeMessage, *wait);
+    }
+    return Status();
+  }
+  share /= static_cast<double>(std::max<size_t>(1, container.routing.online_count()));
+  std::vector<int64_t> ids = range_ids;
+  if (ids.empty()) {
+    for (const RoutingMap::Range* range : container.routing.online()) ids.push_back(range->id);
+  }
+  for (int64_t id : ids) {
+    if (auto wait = throttle_.Admit({container.container.seq, id}, share)) {
+      return Status::RequestRateTooLarge(kRequestRateTooLargeMessage, *wait);
+    }
+  }
+  return Status();
+}
+
+void Account::Charge(const ResolvedContainer& container, const std::vector<int64_t>& range_ids, double request_units) {
+  if (container.shared_throughput) {
+    throttle_.Charge({-container.database.seq, 0}, request_units);
+    return;
+  }
+  std::vector<int64_t> ids = range_ids;
+  if (ids.empty()) {
+    for (const RoutingMap::Range* range : container.routing.online()) ids.push_back(range->id);
+  }
+  for (int64_t id : ids) {
+    throttle_.Charge({container.container.seq, id}, request_units / static_cast<double>(ids.size()));
+  }
+}
+
+Result<std::string> Account::PartitionReport(int64_t largest_logical_partitions) {
+  std::map<Throttle::PartitionId, PartitionUsage> usage = throttle_.Usage();
+  Json containers = Json::array();
+  COSMOS_ASSIGN_OR_RETURN(auto txn, store_->BeginRead());
+  COSMOS_ASSIGN_OR_RETURN(auto databases, txn.ListDatabases());
+  for (const DatabaseRecord& database : databases) {
+    COSMOS_ASSIGN_OR_RETURN(auto records, txn.ListContainers(database.seq));
+    for (const ContainerRecord& record : records) {
+      ContainerAddress address{ResourceName{database.id, false}, ResourceName{record.id, false}};
+      COSMOS_ASSIGN_OR_RETURN(auto container, FindContainer(txn, address, /*as_owner=*/false));
+      size_t online = std::max<size_t>(1, container->routing.online_count());
+      Json partitions = Json::array();
+      for (const RoutingMap::Range* range : container->routing.online()) {
+        COSMOS_ASSIGN_OR_RETURN(auto size, txn.MeasureKeyRange(record.seq, range->min_inclusive, range->max_exclusive));
+        COSMOS_ASSIGN_OR_RETURN(auto largest, txn.LargestLogicalPartitions(record.seq, range->min_inclusive,
+                                                                           range->max_exclusive,
+                                                                           largest_logical_partitions));
+        Json logical = Json::array();
+        for (const auto& [key, logical_size] : largest) {
+          // Storage keys are "<effective partition key> <partition key JSON>".
+          std::string value = key.substr(std::min(key.size(), key.find(' ') + 1));
+          logical.push_back({{"partitionKey", Json::parse(value, nullptr, false).is_discarded()
+                                                  ? Json(value) : Json::parse(value)},
+                             {"documents", logical_size.document_count},
+                             {"bytes", logical_size.total_bytes}});
+        }
+        const PartitionUsage& used = usage[{record.seq, range->id}];
+        partitions.push_back({{"id", std::to_string(range->id)},
+                              {"minInclusive", range->min_inclusive},
+                              {"maxExclusive", range->max_exclusive},
+                              {"requestUnits", std::round(used.request_units * 100) / 100},
+                              {"throttledRequests", used.throttled},
+                              {"documents", size.document_count},
+                              {"bytes", size.total_bytes},
+                              {"largestLogicalPartitions", std::move(logical)}});
+      }
+      Json entry = {{"container", container->OwnerPath()},
+                    {"throughput", container->throughput.ru_per_second()},
+                    {"autoscale", container->throughput.autoscale_max > 0},
+                    {"sharedThroughput", container->shared_throughput},
+                    {"throughputPerPartition",
+                     container->shared_throughput ? 0.0
+                                                  : static_cast<double>(container->throughput.ru_per_second()) /
+                                                        static_cast<double>(online)},
+                    {"physicalPartitions", std::move(partitions)}};
+      if (container->shared_throughput) {
+        const PartitionUsage& shared = usage[{-database.seq, 0}];
+        entry["databaseRequestUnits"] = std::round(shared.request_units * 100) / 100;
+        entry["databaseThrottledRequests"] = shared.throttled;
+      }
+      containers.push_back(std::move(entry));
+    }
+  }
+  Json report = {{"rateLimiting", throttle_.enforcing()}, {"containers", std::move(containers)}};
+  return report.dump(2);
 }
 
 }  // namespace cosmos::engine

@@ -15,8 +15,10 @@
 
 #include "common/result.h"
 #include "engine/container_cache.h"
+#include "engine/offers.h"
 #include "engine/query_log.h"
 #include "engine/request_charge.h"
+#include "engine/throttle.h"
 #include "query/query_cache.h"
 #include "storage/store.h"
 
@@ -43,6 +45,9 @@ struct ResourceResponse {
   int64_t lsn = 0;           // container LSN after the operation (item operations)
   std::string owner_path;    // name-based path of the parent, e.g. "dbs/db/colls/c"
   std::string owner_rid;     // _rid of the parent
+  // x-ms-resource-quota / x-ms-resource-usage, when x-ms-documentdb-populatequotainfo asked.
+  std::string resource_quota;
+  std::string resource_usage;
 };
 
 // One page of a feed (list of databases, containers or documents).
@@ -82,13 +87,6 @@ struct FeedOptions {
   std::optional<std::string> partition_key_header;  // restricts a document feed to one partition
   std::optional<std::string> partition_key_range_id;  // ... or to one physical partition
   std::optional<std::string> consistency_level;       // x-ms-consistency-level
-};
-
-// Throughput asked for when a container is created (x-ms-offer-throughput, or the
-// maxThroughput of x-ms-cosmos-offer-autopilot-settings). It decides the physical partitions.
-struct ContainerThroughput {
-  int64_t manual = 0;            // RU/s; 0: not given
-  int64_t autoscale_max = 0;     // RU/s; 0: not autoscale
 };
 
 // A change feed read (GET .../docs with A-IM: Incremental feed): the documents written since a
@@ -171,6 +169,10 @@ struct AccountOptions {
   // The account's default consistency (--consistency); reads at Strong or Bounded Staleness
   // cost twice as much, and a request may only relax it.
   ConsistencyLevel default_consistency = ConsistencyLevel::kSession;
+  // Serverless (--serverless): no offers; each container may burst to 5,000 RU/s.
+  bool serverless = false;
+  // Enforce provisioned throughput per physical partition with 429s (--rate-limit).
+  bool rate_limit = false;
 };
 
 // Limits from the service documentation.
@@ -187,17 +189,21 @@ class Account {
   Status UpgradeDataFile();
 
   // Databases. Create returns kConflict if the id exists; the others kNotFound if missing.
-  Result<ResourceResponse> CreateDatabase(const std::string& body);
+  // Throughput given: the database shares it among its containers (an offer of its own).
+  Result<ResourceResponse> CreateDatabase(const std::string& body, const ContainerThroughput& throughput = {});
   Result<ResourceResponse> ReadDatabase(const ResourceName& database);
   Result<FeedResponse> ListDatabases(const FeedOptions& options);
   // kPreconditionFailed when If-Match is stale.
   Result<ResourceResponse> DeleteDatabase(const ResourceName& database, const Preconditions& preconditions);
 
   // Containers. kOwnerResourceNotFound when the database is missing; kBadRequest for an
-  // invalid definition or a replace that changes the partition key or unique keys.
+  // invalid definition or a replace that changes the partition key or unique keys. A container
+  // gets an offer of its own with the throughput given, or 400 RU/s when neither it nor its
+  // database states any (none on a serverless account); the throughput decides its ranges.
   Result<ResourceResponse> CreateContainer(const ResourceName& database, const std::string& body,
                                            const ContainerThroughput& throughput = {});
-  Result<ResourceResponse> ReadContainer(const ContainerAddress& container);
+  // With `populate_quota_info`, also the container's quota and usage (documents, sizes in KB).
+  Result<ResourceResponse> ReadContainer(const ContainerAddress& container, bool populate_quota_info = false);
   Result<FeedResponse> ListContainers(const ResourceName& database, const FeedOptions& options);
   // Replace and delete return kPreconditionFailed when If-Match is stale.
   Result<ResourceResponse> ReplaceContainer(const ContainerAddress& container, const std::string& body,
@@ -239,6 +245,19 @@ class Account {
   // (SELECT * FROM root r WHERE r.id = @id). request.container is not used.
   Result<QueryResponse> QueryDatabases(const QueryRequest& request);
   Result<QueryResponse> QueryContainers(const ResourceName& database, const QueryRequest& request);
+  // Offers (throughput). Read and replace take the offer's _rid; kNotFound when there is none.
+  // A replace below the minimum is kBadRequest; one that grows a container past 10,000 RU/s per
+  // physical partition splits its ranges until each holds at most that.
+  Result<ResourceResponse> ReadOffer(const std::string& offer_rid);
+  Result<FeedResponse> ListOffers(const FeedOptions& options);
+  Result<QueryResponse> QueryOffers(const QueryRequest& request);
+  Result<ResourceResponse> ReplaceOffer(const std::string& offer_rid, const std::string& body,
+                                        const Preconditions& preconditions);
+
+  // Per container and physical partition: RU consumed, requests throttled, documents and bytes
+  // stored, and the largest logical partitions (GET /_cosmolite/partitions), as JSON text.
+  Result<std::string> PartitionReport(int64_t largest_logical_partitions);
+
   // Deletes up to `limit` documents whose time to live ran out at or before `now` (seconds since the
   // epoch), without charging anyone. Returns how many it deleted. Called by TtlSweeper.
   Result<int64_t> SweepExpiredDocuments(int64_t now, int64_t limit);
@@ -256,6 +275,13 @@ class Account {
                                                                  const ContainerAddress& address,
                                                                  bool as_owner);
   std::string NewEtag();
+  // Creates the offer of a database or container inside `txn`.
+  Status InsertOffer(storage::Transaction& txn, bool is_database, int64_t resource_seq, const std::string& resource_self,
+                     const std::string& resource_rid, const ContainerThroughput& throughput);
+  // Throttling: admits a request on the container's physical partitions `range_ids` (all of them
+  // when empty), or answers kRequestRateTooLarge; Charge debits a finished request's RU evenly.
+  Status Admit(const ResolvedContainer& container, const std::vector<int64_t>& range_ids);
+  void Charge(const ResolvedContainer& container, const std::vector<int64_t>& range_ids, double request_units);
   // The all-versions-and-deletes feed (ReadChangeFeed with all_versions_and_deletes).
   Result<ChangeFeedResponse> ReadChangeLog(storage::Transaction& txn, const ResolvedContainer& container,
                                            const RequestScope& scope, const ChangeFeedRequest& request);
@@ -270,6 +296,7 @@ class Account {
   ContainerCache containers_;
   query::PreparedQueryCache prepared_queries_;
   QueryLog query_log_;
+  Throttle throttle_;
   std::atomic<uint64_t> etag_counter_;  // seeded from the clock so etags stay new across restarts
 };
 

@@ -13,6 +13,7 @@
 #include "common/json.h"
 #include "engine/container_definition.h"
 #include "engine/indexing_policy.h"
+#include "engine/offers.h"
 #include "engine/partition_key.h"
 #include "engine/partitioning.h"
 #include "storage/store.h"
@@ -35,6 +36,10 @@ struct ResolvedContainer {
   // How long the all-versions-and-deletes log keeps an entry (changeFeedPolicy.retentionDuration,
   // minutes, as seconds); 0: the container keeps no log.
   int64_t change_log_retention_s = 0;
+  // The throughput its partitions share: its own offer's, else its database's (shared_throughput),
+  // else the serverless ceiling.
+  ContainerThroughput throughput;
+  bool shared_throughput = false;
   // The container's latest LSN. Guarded by the store's lock (see above), advanced by writes.
   mutable int64_t lsn = 0;
 

@@ -13,7 +13,7 @@ constexpr double kReadFirstKilobyte = 1.0;       // point read of a 1 KB item
 constexpr double kReadPerExtraKilobyte = 9.0 / 99.0;   // 100 KB read = 10 RU
 constexpr double kWriteFirstKilobyte = 4.2;      // storing a 1 KB item, before indexing
 constexpr double kWritePerExtraKilobyte = 45.0 / 99.0; // 100 KB write = 50 RU more or less
-constexpr double kIndexTerm = 0.08;              // adding or removing one index term
+constexpr double kIndexTerm = 0.06;              // adding or removing one index term
 constexpr double kStrongReadFactor = 2.0;        // Strong and Bounded Staleness reads
 constexpr double kQueryBase = 2.3;               // the smallest query page
 constexpr double kQueryPerDocument = 0.05;

@@ -41,6 +41,25 @@ std::string Encode(const std::vector<uint8_t>& bytes) {
 
 }  // namespace
 
+std::string ResourceId::ForOffer(int64_t offer_seq) {
+  std::vector<uint8_t> bytes;
+  for (int shift = 0; shift < 24; shift += 8) bytes.push_back(static_cast<uint8_t>(offer_seq >> shift));
+  return Encode(bytes);
+}
+
+std::optional<int64_t> ResourceId::ParseOffer(std::string_view text) {
+  if (text.size() != 4) return std::nullopt;
+  std::string standard(text);
+  for (char& c : standard) {
+    if (c == '-') c = '/';
+  }
+  std::optional<std::vector<uint8_t>> bytes = Base64Decode(standard);
+  if (!bytes || bytes->size() != 3) return std::nullopt;
+  int64_t seq = (*bytes)[0] | ((*bytes)[1] << 8) | ((*bytes)[2] << 16);
+  if (seq == 0) return std::nullopt;
+  return seq;
+}
+
 std::string ResourceId::ForDatabase(int64_t database_seq) {
   std::vector<uint8_t> bytes;
   AppendDatabase(bytes, database_seq);

@@ -23,6 +23,10 @@ struct ResourceId {
   // Type nibble 5 (partition key range): these rids end in "UA==" as the service's do.
   static std::string ForPartitionKeyRange(int64_t database_seq, int64_t container_seq, int64_t range_id);
 
+  // Offers have their own 3-byte ids (4 characters), little-endian sequence numbers.
+  static std::string ForOffer(int64_t offer_seq);
+  static std::optional<int64_t> ParseOffer(std::string_view text);
+
   // Parses a database, container or document rid. Returns nullopt for anything else.
   static std::optional<ResourceId> Parse(std::string_view text);
 };

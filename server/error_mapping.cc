@@ -21,6 +21,7 @@ HttpError MapError(ErrorCode code) {
     case ErrorCode::kQueryNeedsClientPlan: return {400, 1004, "BadRequest"};
     case ErrorCode::kLogicalPartitionFull: return {403, 1014, "Forbidden"};
     case ErrorCode::kPartitionKeyRangeGone: return {410, 1002, "Gone"};
+    case ErrorCode::kRequestRateTooLarge: return {429, 3200, "TooManyRequests"};
     case ErrorCode::kOk:  // a success is never an error answer; treat as a bug
     case ErrorCode::kInternal: return {500, 0, "InternalServerError"};
   }
@@ -32,6 +33,9 @@ HttpResponse ErrorResponse(const Status& status, const std::string& activity_id)
   HttpResponse response;
   response.status = error.status;
   if (error.substatus != 0) response.AddHeader(headers::kSubstatus, std::to_string(error.substatus));
+  if (status.code() == ErrorCode::kRequestRateTooLarge) {
+    response.AddHeader(headers::kRetryAfterMs, std::to_string(status.retry_after_ms()));
+  }
   Json body = {{"code", error.code}, {"message", status.message() + "\r\nActivityId: " + activity_id}};
   if (!status.additional_error_info().empty()) body["additionalErrorInfo"] = status.additional_error_info();
   response.body = body.dump();

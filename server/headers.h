@@ -38,6 +38,10 @@ inline constexpr char kSessionToken[] = "x-ms-session-token";
 // Response
 inline constexpr char kRequestCharge[] = "x-ms-request-charge";
 inline constexpr char kConsistencyLevel[] = "x-ms-consistency-level";
+inline constexpr char kRetryAfterMs[] = "x-ms-retry-after-ms";
+inline constexpr char kPopulateQuotaInfo[] = "x-ms-documentdb-populatequotainfo";
+inline constexpr char kResourceQuota[] = "x-ms-resource-quota";
+inline constexpr char kResourceUsage[] = "x-ms-resource-usage";
 inline constexpr char kSubstatus[] = "x-ms-substatus";
 inline constexpr char kItemCount[] = "x-ms-item-count";
 inline constexpr char kQueryMetrics[] = "x-ms-documentdb-query-metrics";

@@ -35,6 +35,8 @@ struct Flags {
   int min_physical_partitions = 1;
   int64_t logical_partition_cap = int64_t{20} * 1024 * 1024 * 1024;
   std::string consistency = "Session";
+  bool serverless = false;
+  bool rate_limit = false;
 };
 
 int Fail(const std::string& message) {
@@ -87,6 +89,13 @@ int main(int argc, char** argv) {
       ->check([](const std::string& text) {
         return cosmos::engine::ParseConsistencyLevel(text) ? std::string() : std::string("unknown consistency level");
       });
+  app.add_flag("--serverless", flags.serverless,
+               "a serverless account: no provisioned throughput or offers; each container may use up to 5,000 RU/s")
+      ->envname("COSMOLITE_SERVERLESS");
+  app.add_flag("--rate-limit", flags.rate_limit,
+               "enforce provisioned throughput: each physical partition gets its share of the container's RU/s "
+               "per second, and requests beyond it get 429 with x-ms-retry-after-ms")
+      ->envname("COSMOLITE_RATE_LIMIT");
   CLI11_PARSE(app, argc, argv);
 
   spdlog::set_level(spdlog::level::from_str(flags.log_level));
@@ -108,6 +117,8 @@ int main(int argc, char** argv) {
   account_options.min_physical_partitions = flags.min_physical_partitions;
   account_options.logical_partition_cap_bytes = flags.logical_partition_cap;
   account_options.default_consistency = *cosmos::engine::ParseConsistencyLevel(flags.consistency);
+  account_options.serverless = flags.serverless;
+  account_options.rate_limit = flags.rate_limit;
   cosmos::engine::Account account(std::move(store).value(), account_options);
   if (auto upgraded = account.UpgradeDataFile(); !upgraded.ok()) {
     return Fail("cannot upgrade the data file: " + upgraded.message());

@@ -188,7 +188,7 @@ HttpResponse FromQuery(engine::QueryResponse page, bool with_lsn) {
   return response;
 }
 
-// Throughput asked for on container create: x-ms-offer-throughput (manual RU/s) or
+// Throughput asked for on database or container create: x-ms-offer-throughput (manual RU/s) or
 // x-ms-cosmos-offer-autopilot-settings {"maxThroughput": N} (autoscale).
 Result<engine::ContainerThroughput> ContainerThroughputOf(const HttpRequest& request) {
   engine::ContainerThroughput throughput;
@@ -276,9 +276,10 @@ HttpResponse RequestHandler::Handle(const HttpRequest& request) const {
   }
   if (!status.ok()) {
     response = ErrorResponse(status, activity_id);
-    bool authenticated = status.code() != ErrorCode::kUnauthorized && status.code() != ErrorCode::kForbidden;
-    response.AddHeader(headers::kRequestCharge,
-                       FormatCharge(authenticated ? engine::FailedRequestCharge() : 0.0));
+    // Unauthenticated and throttled requests consume nothing.
+    bool charged = status.code() != ErrorCode::kUnauthorized && status.code() != ErrorCode::kForbidden &&
+                   status.code() != ErrorCode::kRequestRateTooLarge;
+    response.AddHeader(headers::kRequestCharge, FormatCharge(charged ? engine::FailedRequestCharge() : 0.0));
   }
 
   response.AddHeader(headers::kActivityId, activity_id);
@@ -315,7 +316,8 @@ Result<HttpResponse> RequestHandler::Dispatch(const HttpRequest& request, const 
             return FromQuery(std::move(page), false);
           }
           COSMOS_RETURN_IF_ERROR(RejectUnsupportedPost(request));
-          COSMOS_ASSIGN_OR_RETURN(auto created, account_.CreateDatabase(request.body));
+          COSMOS_ASSIGN_OR_RETURN(auto throughput, ContainerThroughputOf(request));
+          COSMOS_ASSIGN_OR_RETURN(auto created, account_.CreateDatabase(request.body, throughput));
           return FromResource(std::move(created), 201, false);
         }
         return WrongMethod(request);
@@ -351,8 +353,16 @@ Result<HttpResponse> RequestHandler::Dispatch(const HttpRequest& request, const 
         return WrongMethod(request);
       }
       if (method == "GET") {
-        COSMOS_ASSIGN_OR_RETURN(auto container, account_.ReadContainer(ContainerOf(path)));
-        return FromResource(std::move(container), 200, true);
+        COSMOS_ASSIGN_OR_RETURN(auto container, account_.ReadContainer(ContainerOf(path),
+                                                                       request.headers.IsTrue(headers::kPopulateQuotaInfo)));
+        std::string quota = std::move(container.resource_quota);
+        std::string usage = std::move(container.resource_usage);
+        HttpResponse response = FromResource(std::move(container), 200, true);
+        if (!quota.empty()) {
+          response.AddHeader(headers::kResourceQuota, quota);
+          response.AddHeader(headers::kResourceUsage, usage);
+        }
+        return response;
       }
       if (method == "PUT") {
         COSMOS_RETURN_IF_ERROR(RequireJsonBody(request));
@@ -363,6 +373,31 @@ Result<HttpResponse> RequestHandler::Dispatch(const HttpRequest& request, const 
       if (method == "DELETE") {
         COSMOS_ASSIGN_OR_RETURN(auto deleted, account_.DeleteContainer(ContainerOf(path), PreconditionsOf(request)));
         return FromResource(std::move(deleted), 204, false);
+      }
+      return WrongMethod(request);
+
+    case ResourceKind::kOffer:
+      if (path.is_feed) {
+        if (method == "GET") {
+          COSMOS_ASSIGN_OR_RETURN(auto options, FeedOptionsOf(request));
+          COSMOS_ASSIGN_OR_RETURN(auto feed, account_.ListOffers(options));
+          return FromFeed(std::move(feed), false);
+        }
+        if (method == "POST" && IsQuery(request)) {
+          COSMOS_ASSIGN_OR_RETURN(auto query, QueryRequestOf(request, {}));
+          COSMOS_ASSIGN_OR_RETURN(auto page, account_.QueryOffers(query));
+          return FromQuery(std::move(page), false);
+        }
+        return WrongMethod(request);
+      }
+      if (method == "GET") {
+        COSMOS_ASSIGN_OR_RETURN(auto offer, account_.ReadOffer(path.ids[0]));
+        return FromResource(std::move(offer), 200, false);
+      }
+      if (method == "PUT") {
+        COSMOS_RETURN_IF_ERROR(RequireJsonBody(request));
+        COSMOS_ASSIGN_OR_RETURN(auto replaced, account_.ReplaceOffer(path.ids[0], request.body, PreconditionsOf(request)));
+        return FromResource(std::move(replaced), 200, false);
       }
       return WrongMethod(request);
 
@@ -586,6 +621,12 @@ Result<HttpResponse> RequestHandler::Admin(const HttpRequest& request, std::stri
   if (request.method == "GET" && path_text == "/_cosmolite/queries") {
     HttpResponse response;
     response.body = account_.query_log().Recent().dump(2);
+    return response;
+  }
+  if (request.method == "GET" && path_text == "/_cosmolite/partitions") {
+    constexpr int64_t kLargestLogicalPartitions = 5;
+    HttpResponse response;
+    COSMOS_ASSIGN_OR_RETURN(response.body, account_.PartitionReport(kLargestLogicalPartitions));
     return response;
   }
   return Status::NotFound("No such cosmolite administration endpoint: " + request.method + " " +

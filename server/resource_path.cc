@@ -10,6 +10,10 @@ namespace {
 
 // The resource type a segment names at each depth: /dbs/{id}/colls/{id}/{docs|pkranges}/{id}.
 bool TypeAllowedAt(size_t depth, std::string_view type, ResourceKind* kind) {
+  if (depth == 0 && type == "offers") {  // offers are top level: /offers/{offer rid}
+    *kind = ResourceKind::kOffer;
+    return true;
+  }
   if (depth == 0 && type == "dbs") {
     *kind = ResourceKind::kDatabase;
     return true;
@@ -58,6 +62,12 @@ Result<ResourcePath> ResourcePath::Parse(std::string_view path) {
   }
   result.is_feed = !segments.empty() && segments.size() % 2 == 1;
   if (!segments.empty()) result.auth_resource_type = segments[segments.size() - (result.is_feed ? 1 : 2)];
+  if (result.kind == ResourceKind::kOffer) {
+    if (segments.size() > 2) return UnknownPath(path);
+    // An offer is signed with its lowercased rid; the offers feed with an empty link.
+    if (!result.is_feed) result.auth_resource_link = ToLowerAscii(result.ids[0]);
+    return result;
+  }
 
   if (!result.ids.empty()) {
     std::optional<engine::ResourceId> database_rid = engine::ResourceId::Parse(result.ids[0]);

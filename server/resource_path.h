@@ -14,14 +14,14 @@
 
 namespace cosmos::server {
 
-enum class ResourceKind { kAccount, kDatabase, kContainer, kDocument, kPartitionKeyRange };
+enum class ResourceKind { kAccount, kDatabase, kContainer, kDocument, kPartitionKeyRange, kOffer };
 
 struct ResourcePath {
   ResourceKind kind = ResourceKind::kAccount;
   bool is_feed = false;        // the path ends in a type (/dbs, .../colls, .../docs)
   bool is_rid_based = false;
   std::vector<std::string> ids;  // decoded ids from the database down, e.g. {db, coll, doc}
-  std::string auth_resource_type;  // "", "dbs", "colls", "docs", "pkranges"
+  std::string auth_resource_type;  // "", "dbs", "colls", "docs", "pkranges", "offers"
   std::string auth_resource_link;  // e.g. "dbs/db/colls/c", lowercased rid when rid-based
 
   // Parses the path part of a request target (no query string). Returns kNotFound for a path

@@ -60,6 +60,12 @@ CREATE TABLE IF NOT EXISTS change_log(
   expires_at INTEGER NOT NULL,
   PRIMARY KEY(container_seq, lsn)) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS change_log_by_expiry ON change_log(expires_at);
+CREATE TABLE IF NOT EXISTS offers(
+  seq INTEGER PRIMARY KEY AUTOINCREMENT,
+  resource_seq INTEGER NOT NULL,
+  is_database INTEGER NOT NULL,
+  body TEXT NOT NULL,
+  UNIQUE(is_database, resource_seq));
 CREATE TABLE IF NOT EXISTS partition_key_ranges(
   container_seq INTEGER NOT NULL,
   range_id INTEGER NOT NULL,

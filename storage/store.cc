@@ -126,6 +126,7 @@ Status Transaction::Commit() {
 Result<int64_t> Transaction::NextSeq(SeqKind kind) {
   const char* table = kind == SeqKind::kDatabase    ? "databases"
                       : kind == SeqKind::kContainer ? "containers"
+                      : kind == SeqKind::kOffer     ? "offers"
                                                     : "documents";
   COSMOS_ASSIGN_OR_RETURN(auto* stmt, connection_->Prepare(
       "SELECT COALESCE((SELECT seq FROM sqlite_sequence WHERE name = ?), 0) + 1"));
@@ -170,9 +171,13 @@ Status Transaction::DeleteDatabase(int64_t seq) {
   for (const ContainerRecord& container : containers) {
     COSMOS_RETURN_IF_ERROR(DeleteContainer(container.seq));
   }
-  COSMOS_ASSIGN_OR_RETURN(auto* stmt, connection_->Prepare("DELETE FROM databases WHERE seq = ?"));
-  stmt->Bind(1, seq);
-  return stmt->Run();
+  for (const char* sql : {"DELETE FROM offers WHERE is_database = 1 AND resource_seq = ?",
+                          "DELETE FROM databases WHERE seq = ?"}) {
+    COSMOS_ASSIGN_OR_RETURN(auto* stmt, connection_->Prepare(sql));
+    stmt->Bind(1, seq);
+    COSMOS_RETURN_IF_ERROR(stmt->Run());
+  }
+  return Status();
 }
 
 Result<std::optional<ContainerRecord>> Transaction::FindContainer(int64_t database_seq,
@@ -230,12 +235,60 @@ Status Transaction::DeleteContainer(int64_t seq) {
                           "DELETE FROM unique_key_entries WHERE container_seq = ?",
                           "DELETE FROM partition_key_ranges WHERE container_seq = ?",
                           "DELETE FROM change_log WHERE container_seq = ?",
+                          "DELETE FROM offers WHERE is_database = 0 AND resource_seq = ?",
                           "DELETE FROM containers WHERE seq = ?"}) {
     COSMOS_ASSIGN_OR_RETURN(auto* stmt, connection_->Prepare(sql));
     stmt->Bind(1, seq);
     COSMOS_RETURN_IF_ERROR(stmt->Run());
   }
   return Status();
+}
+
+namespace {
+
+OfferRecord ReadOffer(const sqlite::Statement& stmt) {
+  OfferRecord record;
+  record.seq = stmt.ColumnInt(0);
+  record.resource_seq = stmt.ColumnInt(1);
+  record.is_database = stmt.ColumnInt(2) != 0;
+  record.body = stmt.ColumnText(3);
+  return record;
+}
+
+}  // namespace
+
+Status Transaction::InsertOffer(const OfferRecord& record) {
+  COSMOS_ASSIGN_OR_RETURN(auto* stmt, connection_->Prepare(
+      "INSERT INTO offers(seq, resource_seq, is_database, body) VALUES(?, ?, ?, ?)"));
+  stmt->Bind(1, record.seq).Bind(2, record.resource_seq).Bind(3, int64_t{record.is_database ? 1 : 0}).Bind(4, record.body);
+  return stmt->Run();
+}
+
+Result<std::optional<OfferRecord>> Transaction::FindOfferBySeq(int64_t seq) {
+  COSMOS_ASSIGN_OR_RETURN(auto* stmt, connection_->Prepare(
+      "SELECT seq, resource_seq, is_database, body FROM offers WHERE seq = ?"));
+  stmt->Bind(1, seq);
+  return FirstRow<OfferRecord>(stmt, ReadOffer);
+}
+
+Result<std::optional<OfferRecord>> Transaction::FindOfferFor(bool is_database, int64_t resource_seq) {
+  COSMOS_ASSIGN_OR_RETURN(auto* stmt, connection_->Prepare(
+      "SELECT seq, resource_seq, is_database, body FROM offers WHERE is_database = ? AND resource_seq = ?"));
+  stmt->Bind(1, int64_t{is_database ? 1 : 0}).Bind(2, resource_seq);
+  return FirstRow<OfferRecord>(stmt, ReadOffer);
+}
+
+Result<std::vector<OfferRecord>> Transaction::ListOffers(int64_t after_seq, int64_t limit) {
+  COSMOS_ASSIGN_OR_RETURN(auto* stmt, connection_->Prepare(
+      "SELECT seq, resource_seq, is_database, body FROM offers WHERE seq > ? ORDER BY seq LIMIT ?"));
+  stmt->Bind(1, after_seq).Bind(2, limit);
+  return CollectRows<OfferRecord>(stmt, ReadOffer);
+}
+
+Status Transaction::UpdateOfferBody(int64_t seq, std::string_view body) {
+  COSMOS_ASSIGN_OR_RETURN(auto* stmt, connection_->Prepare("UPDATE offers SET body = ? WHERE seq = ?"));
+  stmt->Bind(1, body).Bind(2, seq);
+  return stmt->Run();
 }
 
 Result<int64_t> Transaction::NextLsn(int64_t container_seq) {
@@ -453,6 +506,21 @@ Result<LogicalPartitionSize> Transaction::MeasureKeyRange(int64_t container_seq,
   COSMOS_ASSIGN_OR_RETURN(bool has_row, stmt->Step());
   if (!has_row) return LogicalPartitionSize{};
   return LogicalPartitionSize{stmt->ColumnInt(0), stmt->ColumnInt(1)};
+}
+
+Result<std::vector<std::pair<std::string, LogicalPartitionSize>>> Transaction::LargestLogicalPartitions(
+    int64_t container_seq, std::string_view min_key, std::string_view max_key, int64_t limit) {
+  COSMOS_ASSIGN_OR_RETURN(auto* stmt, connection_->Prepare(
+      "SELECT partition_key, document_count, total_bytes FROM logical_partitions "
+      "WHERE container_seq = ? AND partition_key >= ? AND partition_key < ? ORDER BY total_bytes DESC LIMIT ?"));
+  stmt->Bind(1, container_seq).Bind(2, min_key).Bind(3, max_key).Bind(4, limit);
+  std::vector<std::pair<std::string, LogicalPartitionSize>> largest;
+  while (true) {
+    COSMOS_ASSIGN_OR_RETURN(bool has_row, stmt->Step());
+    if (!has_row) break;
+    largest.emplace_back(stmt->ColumnText(0), LogicalPartitionSize{stmt->ColumnInt(1), stmt->ColumnInt(2)});
+  }
+  return largest;
 }
 
 Status Transaction::SetDocumentExpiry(int64_t container_seq, int64_t document_seq, int64_t expires_at) {

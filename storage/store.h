@@ -69,6 +69,14 @@ struct DocumentRecord {
 // Which documents a listing covers: one logical partition, or a range of partition_key texts
 // (the engine starts those with the effective partition key, so a range of them is a physical
 // partition, or the part of one a request names).
+// The throughput offer of a database (shared throughput) or of a container.
+struct OfferRecord {
+  int64_t seq = 0;
+  int64_t resource_seq = 0;  // the database's or the container's seq
+  bool is_database = false;
+  std::string body;          // the offer resource's JSON
+};
+
 struct DocumentScope {
   std::optional<std::string> partition_key;  // exactly this logical partition, when set
   std::string min_key;                        // otherwise partition_key in [min_key, max_key)
@@ -102,7 +110,7 @@ struct LogicalPartitionSize {
   int64_t total_bytes = 0;
 };
 
-enum class SeqKind { kDatabase, kContainer, kDocument };
+enum class SeqKind { kDatabase, kContainer, kDocument, kOffer };
 
 class Store;
 
@@ -136,6 +144,14 @@ class Transaction {
   // Deletes the container with all of its documents.
   Status DeleteContainer(int64_t seq);
   // Advances and returns the container's LSN; every document write takes one.
+  // Offers. Deleting a database or container deletes its offer too.
+  Status InsertOffer(const OfferRecord& record);
+  Result<std::optional<OfferRecord>> FindOfferBySeq(int64_t seq);
+  Result<std::optional<OfferRecord>> FindOfferFor(bool is_database, int64_t resource_seq);
+  // Up to `limit` offers (-1: all) with seq greater than `after_seq`, in seq order.
+  Result<std::vector<OfferRecord>> ListOffers(int64_t after_seq = 0, int64_t limit = -1);
+  Status UpdateOfferBody(int64_t seq, std::string_view body);
+
   Result<int64_t> NextLsn(int64_t container_seq);
 
   Result<std::optional<DocumentRecord>> FindDocument(int64_t container_seq,
@@ -181,6 +197,9 @@ class Transaction {
   // Document count and bytes of the documents in [min_key, max_key) of one container.
   Result<LogicalPartitionSize> MeasureKeyRange(int64_t container_seq, std::string_view min_key,
                                                std::string_view max_key);
+  // The `limit` logical partitions in [min_key, max_key) holding the most bytes, largest first.
+  Result<std::vector<std::pair<std::string, LogicalPartitionSize>>> LargestLogicalPartitions(
+      int64_t container_seq, std::string_view min_key, std::string_view max_key, int64_t limit);
 
   // Data files written before partition keys started with the effective partition key
   // (schema version 1) keep their old keys until the engine rewrites them: every document's

@@ -30,6 +30,7 @@ TEST_CASE("every error code maps to its Cosmos status and substatus", "[errors]"
       {Status::QueryNeedsClientPlan("m", "{}"), 400, 1004, "BadRequest"},
       {Status::LogicalPartitionFull("m"), 403, 1014, "Forbidden"},
       {Status::PartitionKeyRangeGone("m"), 410, 1002, "Gone"},
+      {Status::RequestRateTooLarge("m", 250), 429, 3200, "TooManyRequests"},
       {Status::Internal("m"), 500, 0, "InternalServerError"},
   };
   // The table covers every code but kOk; a new ErrorCode must be added here.
@@ -60,4 +61,12 @@ TEST_CASE("a query that needs the client's plan carries it as additionalErrorInf
   auto response = ErrorResponse(Status::QueryNeedsClientPlan("m", "{\"queryInfo\":{}}"), "a");
   auto body = cosmos::Json::parse(response.body);
   CHECK(body["additionalErrorInfo"] == "{\"queryInfo\":{}}");
+}
+
+TEST_CASE("a throttled request tells the client when to retry", "[errors]") {
+  auto response = ErrorResponse(Status::RequestRateTooLarge("m", 250), "a");
+  auto retry_after = response.FindHeader("x-ms-retry-after-ms");
+  REQUIRE(retry_after);
+  CHECK(*retry_after == "250");
+  CHECK_FALSE(ErrorResponse(Status::BadRequest("m"), "a").FindHeader("x-ms-retry-after-ms"));
 }

@@ -1,0 +1,283 @@
+// The cost model through the SDK: request charges that follow the indexing policy and the
+// consistency level, the composite-index rule for ORDER BY, offers (read, replace, minimums,
+// throughput-driven splits, shared database throughput), serverless accounts, quota headers, and
+// per-partition throttling (429/3200 with x-ms-retry-after-ms) under --rate-limit.
+import * as a from "../lib/assert.mjs";
+import { makeClient } from "../lib/context.mjs";
+import { seg } from "../lib/raw.mjs";
+import { ServerProcess, httpGet } from "../lib/server.mjs";
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+const charge = (response) => Number(response.headers["x-ms-request-charge"]);
+
+// An item of about 1 KB once stored (with its system properties), with 35 indexable values.
+function wideItem(id, pk) {
+  const item = { id, pk, name: `name-${id}` };
+  for (let i = 0; i < 32; i++) item[`f${i}`] = `v${i}-${"x".repeat(12)}`;
+  return item;
+}
+
+// A server of the test's own, with extra flags; stopped when the test ends.
+async function ownServer(ctx, extraArgs) {
+  const server = new ServerProcess({ tls: ctx.tls, extraArgs });
+  ctx.defer(() => server.stop());
+  await server.start();
+  return server;
+}
+
+async function ownClient(ctx, server, extra = {}) {
+  const client = makeClient(server.endpoint, server.key, extra);
+  ctx.defer(() => client.dispose());
+  return client;
+}
+
+export default [
+  {
+    name: "write RU falls when the indexing policy is narrowed; reads stay at 1 RU",
+    async run(ctx) {
+      const { container: wide } = await ctx.container();
+      const { container: narrow } = await ctx.container({
+        indexingPolicy: { includedPaths: [{ path: "/name/?" }], excludedPaths: [{ path: "/*" }] },
+      });
+      const item = wideItem("w1", "p");
+      a.ok(JSON.stringify(item).length > 750 && JSON.stringify(item).length < 900, "the item is about 1 KB stored");
+      const created = await wide.items.create(item);
+      const narrowCreated = await narrow.items.create(item);
+      const defaultRu = created.requestCharge;
+      const narrowRu = narrowCreated.requestCharge;
+      a.ok(defaultRu >= 5 && defaultRu <= 7, `1 KB create with the default policy: ${defaultRu} RU`);
+      a.ok(narrowRu < defaultRu * 0.75, `narrowed policy should cut write RU markedly: ${narrowRu} vs ${defaultRu}`);
+      console.log(`# write RU of a 1 KB item with 35 values: default policy ${defaultRu}, narrowed ${narrowRu} ` +
+        `(-${Math.round((1 - narrowRu / defaultRu) * 100)}%)`);
+      // The same request on the same data costs the same.
+      a.eq((await wide.items.create(wideItem("w2", "p"))).requestCharge, defaultRu, "same write, same charge");
+      a.eq((await wide.item("w1", "p").read()).requestCharge, 1, "1 KB point read");
+      const replaced = await wide.item("w1", "p").replace({ ...item, name: "renamed" });
+      a.ok(replaced.requestCharge > defaultRu, `a replace costs more than a create: ${replaced.requestCharge}`);
+      const deleted = await wide.item("w2", "p").delete();
+      a.ok(deleted.requestCharge >= 5, `a delete costs about a write: ${deleted.requestCharge}`);
+      const big = { id: "big", pk: "p", blob: "y".repeat(100 * 1024) };
+      a.ok((await narrow.items.create(big)).requestCharge > 40, "a 100 KB write costs about 50 RU");
+      const bigRead = (await narrow.item("big", "p").read()).requestCharge;
+      a.ok(bigRead >= 9 && bigRead <= 11, `a 100 KB read costs about 10 RU: ${bigRead}`);
+    },
+  },
+  {
+    name: "ORDER BY needs a composite index for several properties and a range index for one",
+    async run(ctx) {
+      const { container } = await ctx.container({
+        indexingPolicy: {
+          excludedPaths: [{ path: "/secret/?" }],
+          compositeIndexes: [[{ path: "/a", order: "ascending" }, { path: "/b", order: "ascending" }]],
+        },
+      });
+      for (let i = 0; i < 4; i++) await container.items.create({ id: `i${i}`, pk: "p", a: i % 2, b: i, secret: 3 - i });
+      const run = (query) => container.items.query(query).fetchAll();
+      a.deepEq((await run("SELECT VALUE c.id FROM c ORDER BY c.a, c.b")).resources, ["i0", "i2", "i1", "i3"], "composite ASC");
+      a.deepEq((await run("SELECT VALUE c.id FROM c ORDER BY c.a DESC, c.b DESC")).resources, ["i3", "i1", "i2", "i0"],
+        "composite all inverted");
+      await a.rejects(run("SELECT VALUE c.id FROM c ORDER BY c.a, c.b DESC"), 400, "mixed directions without an index");
+      await a.rejects(run("SELECT VALUE c.id FROM c ORDER BY c.b, c.a"), 400, "other order without an index");
+      await a.rejects(run("SELECT VALUE c.id FROM c ORDER BY c.secret"), 400, "ORDER BY an excluded path");
+      // A filter on an excluded path still works: the documents are scanned.
+      a.deepEq((await run("SELECT VALUE c.id FROM c WHERE c.secret = 1")).resources, ["i2"], "filter on an excluded path");
+    },
+  },
+  {
+    name: "invalid indexing policies are refused with 400",
+    async run(ctx) {
+      const database = await ctx.database();
+      for (const indexingPolicy of [
+        { indexingMode: "sometimes" },
+        { includedPaths: [{ path: "/name" }] },
+        { includedPaths: [{ path: "/name/?" }] },
+        { compositeIndexes: [[{ path: "/a" }]] },
+        { spatialIndexes: [{ path: "/loc/*", types: ["Circle"] }] },
+      ]) {
+        await a.rejects(
+          database.containers.create({ id: ctx.uid("bad"), partitionKey: { paths: ["/pk"] }, indexingPolicy }),
+          400,
+          `indexingPolicy ${JSON.stringify(indexingPolicy)}`,
+        );
+      }
+      const { resource } = await database.containers.create({
+        id: ctx.uid("ok"),
+        partitionKey: { paths: ["/pk"] },
+        indexingPolicy: { compositeIndexes: [[{ path: "/a" }, { path: "/b", order: "descending" }]] },
+      });
+      a.deepEq(resource.indexingPolicy.includedPaths, [{ path: "/*" }], "defaults filled in");
+      a.eq(resource.indexingPolicy.compositeIndexes.length, 1, "composite index kept");
+    },
+  },
+  {
+    name: "offers: readOffer, replace, the minimums, autoscale and shared database throughput",
+    async run(ctx) {
+      const database = await ctx.database();
+      const { container } = await database.containers.create({ id: ctx.uid("c"), partitionKey: { paths: ["/pk"] } });
+      const { resource: offer, offer: handle } = await container.readOffer();
+      a.ok(offer, "a container without throughput has an offer");
+      a.eq(offer.content.offerThroughput, 400, "default throughput");
+      a.eq(offer.offerVersion, "V2", "offerVersion");
+      a.eq(offer.offerResourceId, (await container.read()).resource._rid, "offerResourceId");
+      a.eq(offer.id, offer._rid, "offer id is its rid");
+
+      const replaced = await handle.replace({ ...offer, content: { ...offer.content, offerThroughput: 1000 } });
+      a.eq(replaced.resource.content.offerThroughput, 1000, "replace answers the new throughput");
+      a.eq((await container.readOffer()).resource.content.offerThroughput, 1000, "read after replace");
+      await a.rejects(handle.replace({ ...offer, content: { ...offer.content, offerThroughput: 300 } }), 400,
+        "below the 400 RU/s minimum");
+      await a.rejects(handle.replace({ ...offer, content: { ...offer.content, offerThroughput: 1050 } }), 400,
+        "not a multiple of 100");
+
+      // Growing past 10,000 RU/s per physical partition splits the ranges.
+      const rangesBefore = (await container.readPartitionKeyRanges().fetchAll()).resources.length;
+      const current = (await container.readOffer()).resource;
+      await handle.replace({ ...current, content: { ...current.content, offerThroughput: 10000 * rangesBefore + 5000 } });
+      const rangesAfter = (await container.readPartitionKeyRanges().fetchAll()).resources.filter((r) => r.status !== "splitting");
+      a.ok(rangesAfter.length >= rangesBefore + 1, `ranges after scaling up: ${rangesBefore} -> ${rangesAfter.length}`);
+
+      const { container: autoscale } = await database.containers.create({
+        id: ctx.uid("auto"),
+        partitionKey: { paths: ["/pk"] },
+        maxThroughput: 4000,
+      });
+      const auto = (await autoscale.readOffer()).resource;
+      a.eq(auto.content.offerAutopilotSettings.maxThroughput, 4000, "autoscale maximum");
+      await a.rejects(
+        database.containers.create({ id: ctx.uid("low"), partitionKey: { paths: ["/pk"] }, throughput: 100 }),
+        400,
+        "container created below the minimum",
+      );
+
+      const { database: shared } = await ctx.client.databases.create({ id: ctx.uid("shared"), throughput: 800 });
+      ctx.defer(() => shared.delete());
+      a.eq((await shared.readOffer()).resource.content.offerThroughput, 800, "database offer");
+      const { container: inShared } = await shared.containers.create({ id: "c", partitionKey: { paths: ["/pk"] } });
+      a.eq((await inShared.readOffer()).resource, undefined, "a container sharing its database's throughput has no offer");
+
+      const { resources: offers } = await ctx.client.offers.readAll().fetchAll();
+      a.ok(offers.some((o) => o.id === offer.id) && offers.some((o) => o.offerResourceId === auto.offerResourceId),
+        "the offers feed lists them");
+    },
+  },
+  {
+    name: "quota headers on a container read with x-ms-documentdb-populatequotainfo",
+    async run(ctx) {
+      const { database, container } = await ctx.container();
+      for (let i = 0; i < 3; i++) await container.items.create({ id: `q${i}`, pk: `p${i}`, blob: "z".repeat(2000) });
+      const response = await ctx.raw({
+        path: `/dbs/${seg(database.id)}/colls/${seg(container.id)}`,
+        headers: { "x-ms-documentdb-populatequotainfo": "true" },
+      });
+      a.eq(response.status, 200, "read");
+      a.match(response.headers["x-ms-resource-quota"] ?? "", /documentSize=\d+;.*collectionSize=-?\d+;/, "quota");
+      a.match(response.headers["x-ms-resource-usage"] ?? "", /documentsCount=3;/, "usage counts the documents");
+      const plain = await ctx.raw({ path: `/dbs/${seg(database.id)}/colls/${seg(container.id)}` });
+      a.eq(plain.headers["x-ms-resource-quota"], undefined, "no quota without the header");
+    },
+  },
+  {
+    name: "Strong consistency reads cost twice as much; a request may only relax the account's level",
+    requires: ["managed"],
+    async run(ctx) {
+      const strong = await ownServer(ctx, ["--consistency", "Strong"]);
+      const client = await ownClient(ctx, strong);
+      const { database } = await client.databases.create({ id: "strong" });
+      const { container } = await database.containers.create({ id: "c", partitionKey: { paths: ["/pk"] } });
+      await container.items.create({ id: "s", pk: "p", v: 1 });
+      a.eq((await container.item("s", "p").read()).requestCharge, 2, "Strong read of a small item");
+      a.eq((await container.item("s", "p").read({ consistencyLevel: "Eventual" })).requestCharge, 1, "relaxed to Eventual");
+      const strongQuery = await container.items.query("SELECT * FROM c", { partitionKey: "p" }).fetchAll();
+      const eventualQuery = await container.items
+        .query("SELECT * FROM c", { partitionKey: "p", consistencyLevel: "Eventual" })
+        .fetchAll();
+      a.ok(Math.abs(strongQuery.requestCharge - 2 * eventualQuery.requestCharge) < 0.02,
+        `Strong query ${strongQuery.requestCharge} = 2 x ${eventualQuery.requestCharge}`);
+
+      const session = (await ctx.container()).container;
+      await session.items.create({ id: "s", pk: "p" });
+      await a.rejects(session.item("s", "p").read({ consistencyLevel: "Strong" }), 400, "stronger than the account");
+    },
+  },
+  {
+    name: "serverless: no throughput on create, no offers",
+    requires: ["managed"],
+    async run(ctx) {
+      const serverless = await ownServer(ctx, ["--serverless"]);
+      const client = await ownClient(ctx, serverless);
+      const { database } = await client.databases.create({ id: "sl" });
+      await a.rejects(database.containers.create({ id: "t", partitionKey: { paths: ["/pk"] }, throughput: 400 }), 400,
+        "throughput on a serverless account");
+      const { container } = await database.containers.create({ id: "c", partitionKey: { paths: ["/pk"] } });
+      a.eq((await container.readOffer()).resource, undefined, "no offer");
+      a.ok((await container.items.create({ id: "x", pk: "p" })).requestCharge > 0, "writes are still charged");
+    },
+  },
+  {
+    name: "--rate-limit: a hot partition gets 429/3200 with x-ms-retry-after-ms while a cold one does not; the SDK recovers",
+    requires: ["managed"],
+    async run(ctx) {
+      const server = await ownServer(ctx, ["--rate-limit", "--min-physical-partitions", "4"]);
+      const patient = await ownClient(ctx, server);
+      const impatient = await ownClient(ctx, server, { connectionPolicy: { retryOptions: { maxRetryAttemptCount: 0 } } });
+      const { database } = await patient.databases.create({ id: "hot" });
+      // 400 RU/s over 4 physical partitions: 100 RU/s each.
+      await database.containers.create({ id: "c", partitionKey: { paths: ["/pk"] }, throughput: 400 });
+      const container = impatient.database("hot").container("c");
+      const keys = Array.from({ length: 12 }, (_, i) => `cold-${i}`);
+      for (const key of keys) await container.items.create({ id: "seed", pk: key });
+      await sleep(1100);
+
+      let throttled = null;
+      let accepted = 0;
+      for (let i = 0; i < 200 && !throttled; i++) {
+        try {
+          await container.items.create(wideItem(`h${i}`, "hot"));
+          accepted += 1;
+        } catch (error) {
+          if (error.code !== 429) throw error;
+          throttled = { error, id: `h${i}` };
+        }
+      }
+      a.ok(throttled, `the hot partition was never throttled after ${accepted} writes`);
+      a.ok(accepted >= 5 && accepted <= 40, `about 100 RU/s of ~7 RU writes were accepted: ${accepted}`);
+      a.eq(throttled.error.substatus, 3200, "substatus");
+      const retryAfter = Number(throttled.error.headers?.["x-ms-retry-after-ms"] ?? throttled.error.retryAfterInMs);
+      a.ok(retryAfter > 0 && retryAfter <= 1000, `x-ms-retry-after-ms: ${retryAfter}`);
+      a.match(throttled.error.message, /Request rate is large/, "the service's message");
+
+      // Other physical partitions still have their budget.
+      let coldAccepted = 0;
+      for (const key of keys) {
+        try {
+          await container.items.create({ id: "second", pk: key });
+          coldAccepted += 1;
+        } catch (error) {
+          if (error.code !== 429) throw error;
+        }
+      }
+      a.ok(coldAccepted >= 6, `cold partitions accepted ${coldAccepted} of ${keys.length} writes while one was hot`);
+      console.log(`# 100 RU/s per partition: the hot partition took ${accepted} writes, then 429/3200 with ` +
+        `x-ms-retry-after-ms ${retryAfter}; cold partitions took ${coldAccepted} of ${keys.length} writes meanwhile`);
+
+      // A throttled request changed nothing, and the SDK's own retries get through.
+      const patientContainer = patient.database("hot").container("c");
+      a.status(await patientContainer.item(throttled.id, "hot").read(), 404, "the throttled create left no item");
+      for (let i = 0; i < 30; i++) await patientContainer.items.create(wideItem(`r${i}`, "hot"));
+
+      // The partition report shows where the RU went and which partition was throttled.
+      const report = JSON.parse((await httpGet(`${server.endpoint}_cosmolite/partitions`, 5000)).body);
+      const entry = report.containers.find((c) => c.container === "dbs/hot/colls/c");
+      a.eq(report.rateLimiting, true, "report: rate limiting on");
+      a.eq(entry.throughputPerPartition, 100, "report: RU/s per partition");
+      const partitions = entry.physicalPartitions;
+      a.eq(partitions.length, 4, "report: four physical partitions");
+      const hot = partitions.filter((p) => p.throttledRequests > 0);
+      a.ok(hot.length >= 1, "report: a throttled partition");
+      const hottest = partitions.reduce((x, y) => (y.requestUnits > x.requestUnits ? y : x));
+      a.deepEq(hottest.largestLogicalPartitions[0].partitionKey, ["hot"], "report: the hot logical partition leads");
+      a.eq(partitions.reduce((n, p) => n + p.documents, 0), 12 + coldAccepted + accepted + 30,
+        "report: documents stored");
+    },
+  },
+];
