@@ -1,5 +1,6 @@
 #include "engine/account.h"
 
+#include <algorithm>
 #include <charconv>
 #include <map>
 #include <chrono>
@@ -11,11 +12,13 @@
 #include "engine/container_cache.h"
 #include "engine/container_definition.h"
 #include "engine/effective_partition_key.h"
+#include "engine/index_lookup.h"
 #include "engine/partition_key.h"
 #include "engine/partitioning.h"
 #include "engine/request_charge.h"
 #include "engine/resource_id.h"
 #include "query/execution/executor.h"
+#include "query/plan/index_filter.h"
 #include "query/plan/query_plan.h"
 
 namespace cosmos::engine {
@@ -358,10 +361,18 @@ std::vector<int64_t> RangeOfKey(const ResolvedContainer& container, const std::s
   return range ? std::vector<int64_t>{range->id} : std::vector<int64_t>{};
 }
 
-// The index terms a stored document produced under the container's policy.
-int64_t IndexTermsOf(const ResolvedContainer& container, const std::string& body) {
-  if (container.indexing.indexing_disabled()) return 0;
-  return container.indexing.CountIndexedTerms(Json::parse(body, nullptr, /*allow_exceptions=*/false));
+// The index entries a stored document has under the container's policy.
+std::vector<storage::IndexEntry> IndexEntriesOf(const IndexingPolicy& policy, const std::string& body) {
+  if (policy.indexing_disabled()) return {};
+  return policy.IndexEntries(Json::parse(body, nullptr, /*allow_exceptions=*/false));
+}
+
+// Deletes a document together with its index entries.
+Status DeleteIndexedDocument(Transaction& txn, int64_t container_seq, const IndexingPolicy& policy,
+                             const DocumentRecord& record) {
+  COSMOS_RETURN_IF_ERROR(
+      txn.DeleteIndexEntries(container_seq, record.partition_key, record.id, IndexEntriesOf(policy, record.body)));
+  return txn.DeleteDocument(container_seq, record);
 }
 
 std::string QuotedNumber(int64_t number) {
@@ -487,6 +498,10 @@ Result<std::shared_ptr<const ResolvedContainer>> Account::FindContainer(Transact
     COSMOS_ASSIGN_OR_RETURN(resolved->throughput, ThroughputOfOffer(Json::parse(offer->body)));
   } else if (options_.serverless) {
     resolved->throughput.manual = kServerlessContainerThroughput;
+  }
+  COSMOS_ASSIGN_OR_RETURN(auto builds, txn.ListIndexBuilds());
+  for (const storage::IndexBuild& build : builds) {
+    if (build.container_seq == found->seq) resolved->index_build = build;
   }
   resolved->default_ttl = DefaultTtlOf(resolved->properties);
   resolved->change_log_retention_s = ChangeLogRetentionOf(resolved->properties);
@@ -638,6 +653,13 @@ Result<ResourceResponse> Account::ReadContainer(const ContainerAddress& containe
   COSMOS_ASSIGN_OR_RETURN(auto txn, store_->BeginRead());
   COSMOS_ASSIGN_OR_RETURN(auto resolved, FindContainer(txn, container, /*as_owner=*/false));
   ResourceResponse response;
+  response.index_transformation_progress = 100;
+  if (resolved->index_build && resolved->index_build->total > 0) {
+    response.index_transformation_progress =
+        std::min<int64_t>(99, resolved->index_build->done * 100 / resolved->index_build->total);
+  } else if (resolved->index_build) {
+    response.index_transformation_progress = 0;
+  }
   if (populate_quota_info) {
     COSMOS_ASSIGN_OR_RETURN(auto stored, txn.MeasureKeyRange(resolved->container.seq, "", kMaxEffectivePartitionKey));
     int64_t stored_kb = (stored.total_bytes + 1023) / 1024;
@@ -706,6 +728,10 @@ Result<ResourceResponse> Account::ReplaceContainer(const ContainerAddress& conta
   std::optional<int64_t> default_ttl = DefaultTtlOf(normalized);
   if (default_ttl != resolved->default_ttl) {
     COSMOS_RETURN_IF_ERROR(RecomputeExpiries(txn, resolved->container.seq, default_ttl));
+  }
+  // A new indexing policy: the index is rebuilt in the background; queries scan until it is done.
+  if (normalized["indexingPolicy"] != resolved->properties["indexingPolicy"]) {
+    COSMOS_RETURN_IF_ERROR(txn.StartIndexBuild(resolved->container.seq));
   }
   containers_.Clear();
   COSMOS_RETURN_IF_ERROR(txn.Commit());
@@ -781,7 +807,7 @@ Result<ResourceResponse> Account::WriteItem(const ItemWrite& write, WriteMode mo
     COSMOS_ASSIGN_OR_RETURN(existing, txn.FindDocument(container->container.seq, partition_key, id));
     // An expired document the sweeper has not removed yet is gone already: this upsert creates.
     if (existing && IsExpired(*existing, NowSeconds())) {
-      COSMOS_RETURN_IF_ERROR(txn.DeleteDocument(container->container.seq, *existing));
+      COSMOS_RETURN_IF_ERROR(DeleteIndexedDocument(txn, container->container.seq, container->indexing, *existing));
       existing.reset();
     }
   }  // a create learns of a duplicate id from the insert itself
@@ -812,7 +838,12 @@ Result<ResourceResponse> Account::WriteItem(const ItemWrite& write, WriteMode mo
                                                   existing ? existing->body.size() : 0,
                                                   options_.logical_partition_cap_bytes));
 
+  std::vector<storage::IndexEntry> index_entries = container->indexing.IndexEntries(document);
+  std::vector<storage::IndexEntry> old_index_entries;
   if (existing) {
+    old_index_entries = IndexEntriesOf(container->indexing, existing->body);
+    COSMOS_RETURN_IF_ERROR(
+        txn.DeleteIndexEntries(container->container.seq, existing->partition_key, existing->id, old_index_entries));
     COSMOS_RETURN_IF_ERROR(txn.UpdateDocument(container->container.seq, record));
     if (!unique_values.empty()) {
       COSMOS_RETURN_IF_ERROR(txn.DeleteUniqueKeyEntries(container->container.seq, record.seq));
@@ -823,11 +854,12 @@ Result<ResourceResponse> Account::WriteItem(const ItemWrite& write, WriteMode mo
       // The id is taken, unless by an expired document the sweeper has not removed yet.
       COSMOS_ASSIGN_OR_RETURN(auto taken, txn.FindDocument(container->container.seq, partition_key, id));
       if (!taken || !IsExpired(*taken, system.ts)) return Status::Conflict(kIdExistsMessage);
-      COSMOS_RETURN_IF_ERROR(txn.DeleteDocument(container->container.seq, *taken));
+      COSMOS_RETURN_IF_ERROR(DeleteIndexedDocument(txn, container->container.seq, container->indexing, *taken));
       inserted = txn.InsertDocument(container->container.seq, record);
     }
     COSMOS_RETURN_IF_ERROR(inserted);
   }
+  COSMOS_RETURN_IF_ERROR(txn.InsertIndexEntries(container->container.seq, partition_key, id, index_entries));
   for (size_t index = 0; index < unique_values.size(); ++index) {
     Status inserted = txn.InsertUniqueKeyEntry(container->container.seq, partition_key,
                                                static_cast<int>(index), unique_values[index], record.seq);
@@ -847,9 +879,9 @@ Result<ResourceResponse> Account::WriteItem(const ItemWrite& write, WriteMode mo
   COSMOS_RETURN_IF_ERROR(txn.Commit());
 
   ResourceResponse response;
-  int64_t index_terms = container->indexing.CountIndexedTerms(document);
+  int64_t index_terms = static_cast<int64_t>(index_entries.size());
   response.request_charge = existing ? ReplaceCharge(record.body.size(), index_terms,
-                                                     IndexTermsOf(*container, existing->body))
+                                                     static_cast<int64_t>(old_index_entries.size()))
                                      : CreateCharge(record.body.size(), index_terms);
   Charge(*container, range_ids, response.request_charge);
   response.body = std::move(record.body);
@@ -891,6 +923,8 @@ Result<ResourceResponse> Account::DeleteItem(const ItemKey& key, const Precondit
   COSMOS_RETURN_IF_ERROR(Admit(*container, range_ids));
   COSMOS_ASSIGN_OR_RETURN(int64_t lsn, txn.NextLsn(container->container.seq));
   container->lsn = std::max(container->lsn, lsn);
+  std::vector<storage::IndexEntry> index_entries = IndexEntriesOf(container->indexing, found->body);
+  COSMOS_RETURN_IF_ERROR(txn.DeleteIndexEntries(container->container.seq, found->partition_key, found->id, index_entries));
   COSMOS_RETURN_IF_ERROR(txn.DeleteDocument(container->container.seq, *found));
   if (container->change_log_retention_s > 0) {
     COSMOS_ASSIGN_OR_RETURN(auto value, HeaderPartitionKey(*container, key.partition_key_header));
@@ -906,7 +940,7 @@ Result<ResourceResponse> Account::DeleteItem(const ItemKey& key, const Precondit
   }
   COSMOS_RETURN_IF_ERROR(txn.Commit());
   ResourceResponse response;
-  response.request_charge = DeleteCharge(found->body.size(), IndexTermsOf(*container, found->body));
+  response.request_charge = DeleteCharge(found->body.size(), static_cast<int64_t>(index_entries.size()));
   Charge(*container, range_ids, response.request_charge);
   response.lsn = lsn;
   response.owner_path = container->OwnerPath();
@@ -1019,6 +1053,73 @@ class StoredDocumentSource : public query::DocumentSource {
   size_t index_ = 0;
 };
 
+// The documents an index lookup names within the scopes, in storage order (the order continuation
+// tokens assume), from `start` (inclusive). The WHERE clause still runs on each: the lookup may
+// name more documents than match.
+class IndexedDocumentSource : public query::DocumentSource {
+ public:
+  IndexedDocumentSource(storage::Transaction& txn, int64_t container_seq,
+                        const std::vector<storage::DocumentScope>& scopes, const IndexLookup& lookup,
+                        std::optional<storage::DocumentPosition> start,
+                        const std::optional<std::vector<std::string>>& properties, uint64_t& entries_read)
+      : txn_(txn), container_seq_(container_seq), scopes_(scopes), lookup_(lookup), start_(std::move(start)),
+        properties_(properties), entries_read_(entries_read) {}
+
+  Result<bool> Next(query::SourceDocument& doc) override {
+    if (!looked_up_) COSMOS_RETURN_IF_ERROR(LookUp());
+    while (next_ < positions_.size()) {
+      const storage::DocumentPosition& position = positions_[next_++];
+      COSMOS_ASSIGN_OR_RETURN(auto record, txn_.FindDocument(container_seq_, position.partition_key, position.id));
+      if (!record || IsExpired(*record, now_)) continue;
+      Json parsed = properties_ ? ParseSelectedProperties(record->body, *properties_)
+                                : Json::parse(record->body, nullptr, /*allow_exceptions=*/false);
+      if (parsed.is_discarded()) return Status::Internal("stored document is not valid JSON: " + record->id);
+      doc.json = std::make_shared<const Json>(std::move(parsed));
+      doc.bytes = record->body.size();
+      doc.position = Json::array({std::move(record->partition_key), std::move(record->id)});
+      return true;
+    }
+    return false;
+  }
+
+ private:
+  static bool Before(const storage::DocumentPosition& a, const storage::DocumentPosition& b) {
+    return a.partition_key != b.partition_key ? a.partition_key < b.partition_key : a.id < b.id;
+  }
+
+  Status LookUp() {
+    looked_up_ = true;
+    for (const storage::DocumentScope& scope : scopes_) {
+      for (const IndexValueRange& range : lookup_.ranges) {
+        COSMOS_ASSIGN_OR_RETURN(auto found, txn_.LookupIndex(container_seq_, lookup_.path, range.lower,
+                                                             range.lower_inclusive, range.upper,
+                                                             range.upper_inclusive, scope));
+        entries_read_ += found.size();
+        for (auto& position : found) {
+          if (!start_ || !Before(position, *start_)) positions_.push_back(std::move(position));
+        }
+      }
+    }
+    std::sort(positions_.begin(), positions_.end(), Before);
+    positions_.erase(std::unique(positions_.begin(), positions_.end(),
+                                 [](const auto& a, const auto& b) { return !Before(a, b) && !Before(b, a); }),
+                     positions_.end());
+    return Status();
+  }
+
+  const int64_t now_ = NowSeconds();
+  storage::Transaction& txn_;
+  int64_t container_seq_;
+  const std::vector<storage::DocumentScope>& scopes_;
+  const IndexLookup& lookup_;
+  std::optional<storage::DocumentPosition> start_;
+  const std::optional<std::vector<std::string>>& properties_;
+  uint64_t& entries_read_;
+  bool looked_up_ = false;
+  std::vector<storage::DocumentPosition> positions_;
+  size_t next_ = 0;
+};
+
 // The service's x-ms-documentdb-query-metrics format: key=value pairs separated by ';'.
 std::string FormatQueryMetrics(const query::QueryPage& page, double elapsed_ms) {
   char buffer[640];
@@ -1084,7 +1185,8 @@ query::PageRequest PageRequestOf(const QueryRequest& request) {
 }
 
 void FillQueryResponse(QueryResponse& response, const query::QueryPage& page, const QueryRequest& request,
-                       ConsistencyLevel consistency, std::chrono::steady_clock::time_point started) {
+                       ConsistencyLevel consistency, std::chrono::steady_clock::time_point started,
+                       uint64_t index_entries_read = 0) {
   response.count = static_cast<int64_t>(page.rows.size());
   response.continuation = page.continuation;
   QueryWork work;
@@ -1093,6 +1195,7 @@ void FillQueryResponse(QueryResponse& response, const query::QueryPage& page, co
   work.output_bytes = page.stats.output_bytes;
   work.expressions = page.stats.expressions;
   work.function_work = page.function_work;
+  work.index_entries = index_entries_read;
   response.request_charge = QueryCharge(work, consistency);
   if (request.populate_query_metrics) {
     double elapsed_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
@@ -1381,6 +1484,12 @@ Result<QueryResponse> Account::QueryItems(const QueryRequest& request) {
     }
   }
   COSMOS_RETURN_IF_ERROR(Admit(*container, scope.range_ids));
+  // The index answers the most selective predicate it can, unless it is still being built.
+  std::optional<IndexLookup> lookup;
+  if (!container->index_build) {
+    lookup = ChooseIndexLookup(container->indexing, query::FindIndexPredicates(prepared->root(), body.parameters));
+  }
+  uint64_t index_entries_read = 0;
   query::OpenSource open_source = [&](const Json* start) -> Result<std::unique_ptr<query::DocumentSource>> {
     std::optional<storage::DocumentPosition> start_position;
     if (start != nullptr) {
@@ -1388,6 +1497,11 @@ Result<QueryResponse> Account::QueryItems(const QueryRequest& request) {
         return Status::BadRequest("Invalid continuation token: the query cannot resume from it.");
       }
       start_position = storage::DocumentPosition{(*start)[0].get<std::string>(), (*start)[1].get<std::string>()};
+    }
+    if (lookup) {
+      return std::unique_ptr<query::DocumentSource>(new IndexedDocumentSource(
+          txn, container->container.seq, scopes, *lookup, std::move(start_position), prepared->document_properties(),
+          index_entries_read));
     }
     return std::unique_ptr<query::DocumentSource>(new StoredDocumentSource(
         txn, container->container.seq, scopes, std::move(start_position), prepared->document_properties()));
@@ -1404,7 +1518,7 @@ Result<QueryResponse> Account::QueryItems(const QueryRequest& request) {
   response.fan_out.documents_scanned = static_cast<int64_t>(page.stats.documents_loaded);
   response.fan_out.documents_returned = static_cast<int64_t>(page.rows.size());
   if (scope.by_range_id && !scope.range_ids.empty()) response.served_range_id = scope.range_ids.front();
-  FillQueryResponse(response, page, request, consistency, started);
+  FillQueryResponse(response, page, request, consistency, started, index_entries_read);
   Charge(*container, scope.range_ids, response.request_charge);
   QueryLogEntry entry;
   entry.correlation_id = request.correlation_id;
@@ -1606,16 +1720,18 @@ Result<int64_t> Account::SweepExpiredDocuments(int64_t now, int64_t limit) {
   COSMOS_ASSIGN_OR_RETURN(auto txn, store_->BeginWrite());
   COSMOS_ASSIGN_OR_RETURN(auto expired, txn.ListExpiredDocuments(now, limit));
   std::map<int64_t, std::optional<Json>> logging;  // container seq -> its definition, when it keeps a log
+  std::map<int64_t, IndexingPolicy> policies;       // container seq -> its indexing policy
   for (const auto& [container_seq, record] : expired) {
-    COSMOS_RETURN_IF_ERROR(txn.DeleteDocument(container_seq, record));
     auto [known, inserted] = logging.try_emplace(container_seq);
     if (inserted) {
       COSMOS_ASSIGN_OR_RETURN(auto container, txn.FindContainerBySeq(container_seq));
       if (container) {
         Json properties = Json::parse(container->body);
+        policies[container_seq] = IndexingPolicy::FromNormalized(properties["indexingPolicy"]);
         if (ChangeLogRetentionOf(properties) > 0) known->second = std::move(properties);
       }
     }
+    COSMOS_RETURN_IF_ERROR(DeleteIndexedDocument(txn, container_seq, policies[container_seq], record));
     if (!known->second) continue;
     // An expiry is a delete in the all-versions-and-deletes feed, marked timeToLiveExpired.
     COSMOS_ASSIGN_OR_RETURN(auto definition, PartitionKeyDefinition::Parse((*known->second)["partitionKey"]));
@@ -1641,7 +1757,32 @@ Result<int64_t> Account::SweepExpiredDocuments(int64_t now, int64_t limit) {
 // ---- Data file upgrade ---------------------------------------------------------------------
 
 Status Account::UpgradeDataFile() {
-  if (store_->opened_schema_version() != 1) return Status();
+  int version = store_->opened_schema_version();
+  if (version == 0 || version >= 4) return Status();
+  if (version == 1) COSMOS_RETURN_IF_ERROR(RekeyDocuments());
+  // Before version 4 there were neither offers nor index entries: every container gets the
+  // default offer (unless its database shares throughput) and an index build.
+  COSMOS_ASSIGN_OR_RETURN(auto txn, store_->BeginWrite());
+  COSMOS_ASSIGN_OR_RETURN(auto databases, txn.ListDatabases());
+  for (const auto& database : databases) {
+    COSMOS_ASSIGN_OR_RETURN(auto database_offer, txn.FindOfferFor(/*is_database=*/true, database.seq));
+    COSMOS_ASSIGN_OR_RETURN(auto containers, txn.ListContainers(database.seq));
+    for (const auto& container : containers) {
+      COSMOS_RETURN_IF_ERROR(txn.StartIndexBuild(container.seq));
+      COSMOS_ASSIGN_OR_RETURN(auto offer, txn.FindOfferFor(/*is_database=*/false, container.seq));
+      if (offer || database_offer || options_.serverless) continue;
+      ContainerThroughput throughput;
+      throughput.manual = kDefaultContainerThroughput;
+      std::string rid = ResourceId::ForContainer(database.seq, container.seq);
+      COSMOS_RETURN_IF_ERROR(InsertOffer(txn, /*is_database=*/false, container.seq,
+                                         ContainerSelf(ResourceId::ForDatabase(database.seq), rid), rid, throughput));
+    }
+  }
+  containers_.Clear();
+  return txn.Commit();
+}
+
+Status Account::RekeyDocuments() {
   COSMOS_ASSIGN_OR_RETURN(auto txn, store_->BeginWrite());
   COSMOS_ASSIGN_OR_RETURN(auto databases, txn.ListDatabases());
   for (const auto& database : databases) {
@@ -1667,6 +1808,38 @@ Status Account::UpgradeDataFile() {
   COSMOS_RETURN_IF_ERROR(txn.FinishRekeying());
   containers_.Clear();
   return txn.Commit();
+}
+
+// ---- Index builds ----------------------------------------------------------------------------
+
+Result<bool> Account::ContinueIndexBuilds(int64_t limit) {
+  COSMOS_ASSIGN_OR_RETURN(auto txn, store_->BeginWrite());
+  COSMOS_ASSIGN_OR_RETURN(auto builds, txn.ListIndexBuilds());
+  if (builds.empty()) return false;
+  storage::IndexBuild build = builds.front();
+  COSMOS_ASSIGN_OR_RETURN(auto container, txn.FindContainerBySeq(build.container_seq));
+  if (!container) {
+    COSMOS_RETURN_IF_ERROR(txn.FinishIndexBuild(build.container_seq));
+    COSMOS_RETURN_IF_ERROR(txn.Commit());
+    return builds.size() > 1;
+  }
+  IndexingPolicy policy = IndexingPolicy::FromNormalized(Json::parse(container->body)["indexingPolicy"]);
+  COSMOS_ASSIGN_OR_RETURN(auto documents, txn.ListDocumentsBySeq(build.container_seq, build.after_seq, limit));
+  for (const DocumentRecord& document : documents) {
+    COSMOS_RETURN_IF_ERROR(txn.InsertIndexEntries(build.container_seq, document.partition_key, document.id,
+                                                  IndexEntriesOf(policy, document.body)));
+    build.after_seq = document.seq;
+  }
+  build.done += static_cast<int64_t>(documents.size());
+  bool finished = static_cast<int64_t>(documents.size()) < limit;
+  if (finished) {
+    COSMOS_RETURN_IF_ERROR(txn.FinishIndexBuild(build.container_seq));
+    containers_.Clear();  // queries may use the index from now on
+  } else {
+    COSMOS_RETURN_IF_ERROR(txn.UpdateIndexBuild(build));
+  }
+  COSMOS_RETURN_IF_ERROR(txn.Commit());
+  return !finished || builds.size() > 1;
 }
 
 // ---- Offers and throughput ----------------------------------------------------------------

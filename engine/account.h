@@ -48,6 +48,8 @@ struct ResourceResponse {
   // x-ms-resource-quota / x-ms-resource-usage, when x-ms-documentdb-populatequotainfo asked.
   std::string resource_quota;
   std::string resource_usage;
+  // Container reads: how far the index build for the current policy is (100: done).
+  int64_t index_transformation_progress = -1;
 };
 
 // One page of a feed (list of databases, containers or documents).
@@ -245,6 +247,10 @@ class Account {
   // (SELECT * FROM root r WHERE r.id = @id). request.container is not used.
   Result<QueryResponse> QueryDatabases(const QueryRequest& request);
   Result<QueryResponse> QueryContainers(const ResourceName& database, const QueryRequest& request);
+  // Builds the next `limit` documents' index entries of a container whose policy changed (or
+  // whose data file predates indexes). Returns true while work remains. Called by BackgroundWorker.
+  Result<bool> ContinueIndexBuilds(int64_t limit);
+
   // Offers (throughput). Read and replace take the offer's _rid; kNotFound when there is none.
   // A replace below the minimum is kBadRequest; one that grows a container past 10,000 RU/s per
   // physical partition splits its ranges until each holds at most that.
@@ -259,7 +265,7 @@ class Account {
   Result<std::string> PartitionReport(int64_t largest_logical_partitions);
 
   // Deletes up to `limit` documents whose time to live ran out at or before `now` (seconds since the
-  // epoch), without charging anyone. Returns how many it deleted. Called by TtlSweeper.
+  // epoch), without charging anyone. Returns how many it deleted. Called by BackgroundWorker.
   Result<int64_t> SweepExpiredDocuments(int64_t now, int64_t limit);
   // Recent item queries with their cost summed over all their requests (GET /_cosmolite/queries).
   const QueryLog& query_log() const { return query_log_; }
@@ -275,6 +281,8 @@ class Account {
                                                                  const ContainerAddress& address,
                                                                  bool as_owner);
   std::string NewEtag();
+  // Schema version 1 files: every document gets its effective-partition-key storage key.
+  Status RekeyDocuments();
   // Creates the offer of a database or container inside `txn`.
   Status InsertOffer(storage::Transaction& txn, bool is_database, int64_t resource_seq, const std::string& resource_self,
                      const std::string& resource_rid, const ContainerThroughput& throughput);

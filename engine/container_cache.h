@@ -40,6 +40,8 @@ struct ResolvedContainer {
   // else the serverless ceiling.
   ContainerThroughput throughput;
   bool shared_throughput = false;
+  // Set while its index is being built: queries scan rather than trust a partial index.
+  std::optional<storage::IndexBuild> index_build;
   // The container's latest LSN. Guarded by the store's lock (see above), advanced by writes.
   mutable int64_t lsn = 0;
 

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdio>
+#include <cstring>
 #include <set>
 
 namespace cosmos::engine {
@@ -217,33 +219,73 @@ bool IndexingPolicy::IsIndexed(const DocumentPath& path) const {
   return false;
 }
 
-void IndexingPolicy::CountTerms(const Json& node, DocumentPath& path, int64_t& count) const {
+template <typename Visit>
+void IndexingPolicy::Walk(const Json& node, DocumentPath& path, Visit& visit) const {
   if (node.is_object()) {
     for (const auto& [name, child] : node.items()) {
       path.push_back(name);
-      CountTerms(child, path, count);
+      Walk(child, path, visit);
       path.pop_back();
     }
   } else if (node.is_array()) {
     path.emplace_back("[]");
-    for (const Json& child : node) CountTerms(child, path, count);
+    for (const Json& child : node) Walk(child, path, visit);
     path.pop_back();
   } else if (IsIndexed(path)) {
-    ++count;
+    visit(path, node);
+  }
+}
+
+template <typename Visit>
+void IndexingPolicy::ForEachIndexed(const Json& document, Visit&& visit) const {
+  if (disabled_ || !document.is_object()) return;
+  DocumentPath path;
+  for (const auto& [name, child] : document.items()) {
+    if (name == "_rid" || name == "_self" || name == "_etag" || name == "_attachments" || name == "_ts") continue;
+    path.assign(1, name);
+    Walk(child, path, visit);
   }
 }
 
 int64_t IndexingPolicy::CountIndexedTerms(const Json& document) const {
-  if (disabled_) return 0;
   int64_t count = 0;
-  DocumentPath path;
-  if (!document.is_object()) return 0;
-  for (const auto& [name, child] : document.items()) {
-    if (name == "_rid" || name == "_self" || name == "_etag" || name == "_attachments" || name == "_ts") continue;
-    path.assign(1, name);
-    CountTerms(child, path, count);
-  }
+  ForEachIndexed(document, [&count](const DocumentPath&, const Json&) { ++count; });
   return count;
+}
+
+std::vector<storage::IndexEntry> IndexingPolicy::IndexEntries(const Json& document) const {
+  std::vector<storage::IndexEntry> entries;
+  ForEachIndexed(document, [&entries](const DocumentPath& path, const Json& value) {
+    if (std::optional<std::string> encoded = EncodeIndexValue(value)) entries.push_back({IndexPathText(path), *encoded});
+  });
+  return entries;
+}
+
+std::optional<std::string> EncodeIndexValue(const Json& value) {
+  if (value.is_null()) return std::string(1, kIndexTypeNull);
+  if (value.is_boolean()) return std::string(1, value.get<bool>() ? kIndexTypeTrue : kIndexTypeFalse);
+  if (value.is_number()) {
+    double number = value.get<double>();
+    if (number == 0) number = 0;  // -0 and 0 are one value
+    uint64_t bits;
+    std::memcpy(&bits, &number, sizeof bits);
+    // Negative numbers: flip every bit; positive: flip the sign bit. Then byte order is numeric order.
+    bits = (bits & (uint64_t{1} << 63)) ? ~bits : bits | (uint64_t{1} << 63);
+    char text[18];
+    std::snprintf(text, sizeof text, "%c%016llx", kIndexTypeNumber, static_cast<unsigned long long>(bits));
+    return std::string(text, 17);
+  }
+  if (value.is_string()) return kIndexTypeString + value.get<std::string>();
+  return std::nullopt;
+}
+
+std::string IndexPathText(const DocumentPath& path) {
+  std::string text;
+  for (const std::string& step : path) {
+    text += '/';
+    text += step;
+  }
+  return text;
 }
 
 Status IndexingPolicy::CheckOrderBy(const std::vector<OrderByPath>& items) const {

@@ -7,11 +7,13 @@
 // Pure functions and immutable objects; thread-safe.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "common/json.h"
 #include "common/result.h"
+#include "storage/store.h"
 
 namespace cosmos::engine {
 
@@ -42,6 +44,9 @@ class IndexingPolicy {
   // properties (arrays and objects contribute their members; the system properties _rid, _self,
   // _etag, _attachments and _ts are not counted). Write charges grow with it.
   int64_t CountIndexedTerms(const Json& document) const;
+  // The index entries of a document: one per indexed scalar (as counted above), with its path
+  // ("/tags/[]") and its value encoded by EncodeIndexValue.
+  std::vector<storage::IndexEntry> IndexEntries(const Json& document) const;
   // Checks that an ORDER BY can be served as the service requires: one item needs a range index
   // on its path; several need a composite index with the same paths in the same order and
   // directions all equal or all inverted. kBadRequest with the service's message otherwise.
@@ -56,12 +61,26 @@ class IndexingPolicy {
   struct CompositeIndex {
     std::vector<OrderByPath> paths;
   };
-  void CountTerms(const Json& node, DocumentPath& path, int64_t& count) const;
+  // Calls `visit(path)` for every indexed scalar of the document's client properties.
+  template <typename Visit>
+  void ForEachIndexed(const Json& document, Visit&& visit) const;
+  template <typename Visit>
+  void Walk(const Json& node, DocumentPath& path, Visit& visit) const;
 
   bool disabled_ = false;
   std::vector<Rule> rules_;
   std::vector<CompositeIndex> composites_;
 };
+
+// An index value in an order-preserving text form: the type first, in the service's type order
+// (null, false, true, numbers, strings), then numbers as 16 hex digits of their ordered IEEE bits
+// and strings as their UTF-8 bytes. Arrays and objects are not index values (nullopt).
+std::optional<std::string> EncodeIndexValue(const Json& value);
+// The encoded ranges of a type, for range predicates: a value compares only with its own type.
+inline constexpr char kIndexTypeNull = '0', kIndexTypeFalse = '1', kIndexTypeTrue = '2', kIndexTypeNumber = '3',
+                      kIndexTypeString = '4';
+// The text of a path as index entries store it: {"tags", "[]"} -> "/tags/[]".
+std::string IndexPathText(const DocumentPath& path);
 
 // Splits "/a/\"b c\"/[]/?" into {"a", "b c", "[]", "?"}: quotes removed, terminal kept.
 std::vector<std::string> SplitIndexPath(const std::string& path);

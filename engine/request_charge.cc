@@ -21,6 +21,7 @@ constexpr double kQueryPerLoadedKilobyte = 0.02;
 constexpr double kQueryPerOutputKilobyte = 0.1;
 constexpr double kQueryPerExpression = 0.0002;
 constexpr double kQueryPerFunctionWork = 0.01;
+constexpr double kQueryPerIndexEntry = 0.005;
 
 double RoundToHundredths(double value) { return std::round(value * 100.0) / 100.0; }
 
@@ -101,7 +102,8 @@ double QueryCharge(const QueryWork& work, ConsistencyLevel level) {
                   kQueryPerLoadedKilobyte * Kilobytes(work.document_bytes) +
                   kQueryPerOutputKilobyte * Kilobytes(work.output_bytes) +
                   kQueryPerExpression * static_cast<double>(work.expressions) +
-                  kQueryPerFunctionWork * static_cast<double>(work.function_work);
+                  kQueryPerFunctionWork * static_cast<double>(work.function_work) +
+                  kQueryPerIndexEntry * static_cast<double>(work.index_entries);
   return RoundToHundredths(charge * ConsistencyFactor(level));
 }
 

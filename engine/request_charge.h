@@ -44,6 +44,7 @@ struct QueryWork {
   uint64_t output_bytes = 0;      // bytes of the page's results
   uint64_t expressions = 0;       // expressions evaluated
   uint64_t function_work = 0;     // system-function work units
+  uint64_t index_entries = 0;     // index entries an index lookup read
 };
 double QueryCharge(const QueryWork& work, ConsistencyLevel level = ConsistencyLevel::kSession);
 // A request that failed after authentication (not found, conflict, precondition, bad input).

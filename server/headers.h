@@ -42,6 +42,7 @@ inline constexpr char kRetryAfterMs[] = "x-ms-retry-after-ms";
 inline constexpr char kPopulateQuotaInfo[] = "x-ms-documentdb-populatequotainfo";
 inline constexpr char kResourceQuota[] = "x-ms-resource-quota";
 inline constexpr char kResourceUsage[] = "x-ms-resource-usage";
+inline constexpr char kIndexTransformationProgress[] = "x-ms-documentdb-collection-index-transformation-progress";
 inline constexpr char kSubstatus[] = "x-ms-substatus";
 inline constexpr char kItemCount[] = "x-ms-item-count";
 inline constexpr char kQueryMetrics[] = "x-ms-documentdb-query-metrics";

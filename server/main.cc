@@ -8,7 +8,7 @@
 #include <thread>
 
 #include "engine/account.h"
-#include "engine/ttl_sweeper.h"
+#include "engine/background_worker.h"
 #include "server/http_server.h"
 #include "server/request_handler.h"
 #include "server/tls_certificate.h"
@@ -123,7 +123,7 @@ int main(int argc, char** argv) {
   if (auto upgraded = account.UpgradeDataFile(); !upgraded.ok()) {
     return Fail("cannot upgrade the data file: " + upgraded.message());
   }
-  cosmos::engine::TtlSweeper ttl_sweeper(account);
+  cosmos::engine::BackgroundWorker background_worker(account);
 
   auto auth = cosmos::server::MasterKeyAuth::Create(flags.key);
   if (!auth.ok()) return Fail("--key: " + auth.status().message());

@@ -357,7 +357,9 @@ Result<HttpResponse> RequestHandler::Dispatch(const HttpRequest& request, const 
                                                                        request.headers.IsTrue(headers::kPopulateQuotaInfo)));
         std::string quota = std::move(container.resource_quota);
         std::string usage = std::move(container.resource_usage);
+        int64_t progress = container.index_transformation_progress;
         HttpResponse response = FromResource(std::move(container), 200, true);
+        response.AddHeader(headers::kIndexTransformationProgress, std::to_string(progress));
         if (!quota.empty()) {
           response.AddHeader(headers::kResourceQuota, quota);
           response.AddHeader(headers::kResourceUsage, usage);

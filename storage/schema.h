@@ -4,12 +4,14 @@
 
 namespace cosmos::storage {
 
+// Schema version 4 adds index_entries (and offers); a version 3 file gets both tables empty, and
+// the engine builds the index of every container in the background.
 // Schema version 3. Documents sit in an ordinary rowid table: ~1 KB bodies in a WITHOUT ROWID
 // table spill into overflow pages and make inserts and point reads several times slower.
 // The unique index on (container, partition_key, id) makes each logical partition one index
 // range; the engine starts every partition_key with the effective partition key, so that each
 // physical partition (a range of effective keys) is one index range too. AUTOINCREMENT keeps sequence numbers (and so resource ids) from ever being reused.
-inline constexpr int kSchemaVersion = 3;
+inline constexpr int kSchemaVersion = 4;
 // Applied after kSchemaSql, once an older file has its expires_at column (version 3).
 inline constexpr char kExpiryIndexSql[] =
     "CREATE INDEX IF NOT EXISTS documents_by_expiry ON documents(expires_at) WHERE expires_at IS NOT NULL;";
@@ -66,6 +68,20 @@ CREATE TABLE IF NOT EXISTS offers(
   is_database INTEGER NOT NULL,
   body TEXT NOT NULL,
   UNIQUE(is_database, resource_seq));
+-- One row per indexed value of a document: path ("/a/[]/b"), the value in an order-preserving
+-- encoding, and the document's key. index_builds lists containers whose index is being (re)built.
+CREATE TABLE IF NOT EXISTS index_entries(
+  container_seq INTEGER NOT NULL,
+  path TEXT NOT NULL,
+  value BLOB NOT NULL,
+  partition_key TEXT NOT NULL,
+  id TEXT NOT NULL,
+  PRIMARY KEY(container_seq, path, value, partition_key, id)) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS index_builds(
+  container_seq INTEGER PRIMARY KEY,
+  after_seq INTEGER NOT NULL,
+  total INTEGER NOT NULL,
+  done INTEGER NOT NULL);
 CREATE TABLE IF NOT EXISTS partition_key_ranges(
   container_seq INTEGER NOT NULL,
   range_id INTEGER NOT NULL,

@@ -236,6 +236,8 @@ Status Transaction::DeleteContainer(int64_t seq) {
                           "DELETE FROM partition_key_ranges WHERE container_seq = ?",
                           "DELETE FROM change_log WHERE container_seq = ?",
                           "DELETE FROM offers WHERE is_database = 0 AND resource_seq = ?",
+                          "DELETE FROM index_entries WHERE container_seq = ?",
+                          "DELETE FROM index_builds WHERE container_seq = ?",
                           "DELETE FROM containers WHERE seq = ?"}) {
     COSMOS_ASSIGN_OR_RETURN(auto* stmt, connection_->Prepare(sql));
     stmt->Bind(1, seq);
@@ -289,6 +291,102 @@ Status Transaction::UpdateOfferBody(int64_t seq, std::string_view body) {
   COSMOS_ASSIGN_OR_RETURN(auto* stmt, connection_->Prepare("UPDATE offers SET body = ? WHERE seq = ?"));
   stmt->Bind(1, body).Bind(2, seq);
   return stmt->Run();
+}
+
+Status Transaction::InsertIndexEntries(int64_t container_seq, std::string_view partition_key, std::string_view id,
+                                       const std::vector<IndexEntry>& entries) {
+  if (entries.empty()) return Status();
+  COSMOS_ASSIGN_OR_RETURN(auto* stmt, connection_->Prepare(
+      "INSERT OR IGNORE INTO index_entries(container_seq, path, value, partition_key, id) VALUES(?, ?, ?, ?, ?)"));
+  for (const IndexEntry& entry : entries) {
+    stmt->Reset();
+    stmt->Bind(1, container_seq).Bind(2, entry.path).Bind(3, entry.value).Bind(4, partition_key).Bind(5, id);
+    COSMOS_RETURN_IF_ERROR(stmt->Run());
+  }
+  return Status();
+}
+
+Status Transaction::DeleteIndexEntries(int64_t container_seq, std::string_view partition_key, std::string_view id,
+                                       const std::vector<IndexEntry>& entries) {
+  if (entries.empty()) return Status();
+  COSMOS_ASSIGN_OR_RETURN(auto* stmt, connection_->Prepare(
+      "DELETE FROM index_entries WHERE container_seq = ? AND path = ? AND value = ? AND partition_key = ? AND id = ?"));
+  for (const IndexEntry& entry : entries) {
+    stmt->Reset();
+    stmt->Bind(1, container_seq).Bind(2, entry.path).Bind(3, entry.value).Bind(4, partition_key).Bind(5, id);
+    COSMOS_RETURN_IF_ERROR(stmt->Run());
+  }
+  return Status();
+}
+
+Result<std::vector<DocumentPosition>> Transaction::LookupIndex(int64_t container_seq, std::string_view path,
+                                                               std::string_view lower, bool lower_inclusive,
+                                                               std::string_view upper, bool upper_inclusive,
+                                                               const DocumentScope& scope) {
+  std::string sql = "SELECT DISTINCT partition_key, id FROM index_entries WHERE container_seq = ? AND path = ? AND value ";
+  sql += lower_inclusive ? ">= ?" : "> ?";
+  if (!upper.empty()) sql += upper_inclusive ? " AND value <= ?" : " AND value < ?";
+  if (scope.partition_key) {
+    sql += " AND partition_key = ?";
+  } else {
+    sql += " AND partition_key >= ?";
+    if (scope.max_key) sql += " AND partition_key < ?";
+  }
+  sql += " ORDER BY partition_key, id";
+  COSMOS_ASSIGN_OR_RETURN(auto* stmt, connection_->Prepare(sql));
+  stmt->Bind(1, container_seq).Bind(2, path).Bind(3, lower);
+  int next = 4;
+  if (!upper.empty()) stmt->Bind(next++, upper);
+  if (scope.partition_key) {
+    stmt->Bind(next, *scope.partition_key);
+  } else {
+    stmt->Bind(next++, scope.min_key);
+    if (scope.max_key) stmt->Bind(next, *scope.max_key);
+  }
+  return CollectRows<DocumentPosition>(stmt, [](const sqlite::Statement& row) {
+    return DocumentPosition{row.ColumnText(0), row.ColumnText(1)};
+  });
+}
+
+Status Transaction::StartIndexBuild(int64_t container_seq) {
+  for (const char* sql : {"DELETE FROM index_entries WHERE container_seq = ?1",
+                          "INSERT OR REPLACE INTO index_builds(container_seq, after_seq, total, done) "
+                          "VALUES(?1, 0, (SELECT count(*) FROM documents WHERE container_seq = ?1), 0)"}) {
+    COSMOS_ASSIGN_OR_RETURN(auto* stmt, connection_->Prepare(sql));
+    stmt->Bind(1, container_seq);
+    COSMOS_RETURN_IF_ERROR(stmt->Run());
+  }
+  return Status();
+}
+
+Result<std::vector<IndexBuild>> Transaction::ListIndexBuilds() {
+  COSMOS_ASSIGN_OR_RETURN(auto* stmt, connection_->Prepare(
+      "SELECT container_seq, after_seq, total, done FROM index_builds ORDER BY container_seq"));
+  return CollectRows<IndexBuild>(stmt, [](const sqlite::Statement& row) {
+    return IndexBuild{row.ColumnInt(0), row.ColumnInt(1), row.ColumnInt(2), row.ColumnInt(3)};
+  });
+}
+
+Status Transaction::UpdateIndexBuild(const IndexBuild& build) {
+  COSMOS_ASSIGN_OR_RETURN(auto* stmt, connection_->Prepare(
+      "UPDATE index_builds SET after_seq = ?, done = ? WHERE container_seq = ?"));
+  stmt->Bind(1, build.after_seq).Bind(2, build.done).Bind(3, build.container_seq);
+  return stmt->Run();
+}
+
+Status Transaction::FinishIndexBuild(int64_t container_seq) {
+  COSMOS_ASSIGN_OR_RETURN(auto* stmt, connection_->Prepare("DELETE FROM index_builds WHERE container_seq = ?"));
+  stmt->Bind(1, container_seq);
+  return stmt->Run();
+}
+
+Result<std::vector<DocumentRecord>> Transaction::ListDocumentsBySeq(int64_t container_seq, int64_t after_seq,
+                                                                    int64_t limit) {
+  COSMOS_ASSIGN_OR_RETURN(auto* stmt, connection_->Prepare(
+      std::string("SELECT ") + kDocumentColumns +
+      " FROM documents WHERE container_seq = ? AND seq > ? ORDER BY seq LIMIT ?"));
+  stmt->Bind(1, container_seq).Bind(2, after_seq).Bind(3, limit);
+  return CollectRows<DocumentRecord>(stmt, ReadDocument);
 }
 
 Result<int64_t> Transaction::NextLsn(int64_t container_seq) {
@@ -632,8 +730,9 @@ Result<std::unique_ptr<Store>> Store::Open(const StoreOptions& options) {
     COSMOS_RETURN_IF_ERROR(connection->Execute("ALTER TABLE documents ADD COLUMN expires_at INTEGER"));
   }
   COSMOS_RETURN_IF_ERROR(connection->Execute(kExpiryIndexSql));
-  // A new or version 2 file is current at once; a version 1 file when the engine has rekeyed it.
-  if (version == 0 || version == 2) {
+  // A new file or one of version 2 or 3 is current at once (the engine builds the indexes and
+  // offers a version 3 file lacks); a version 1 file when the engine has rekeyed it.
+  if (version == 0 || version == 2 || version == 3) {
     COSMOS_RETURN_IF_ERROR(connection->Execute("PRAGMA user_version = " + std::to_string(kSchemaVersion)));
   }
   return std::unique_ptr<Store>(new Store(std::move(connection), version));

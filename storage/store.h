@@ -77,6 +77,20 @@ struct OfferRecord {
   std::string body;          // the offer resource's JSON
 };
 
+// One indexed value of a document: its path and its order-preserving encoding.
+struct IndexEntry {
+  std::string path;
+  std::string value;
+};
+
+// A container whose index is being built: documents with seq above after_seq are still to do.
+struct IndexBuild {
+  int64_t container_seq = 0;
+  int64_t after_seq = 0;
+  int64_t total = 0;  // documents when the build started
+  int64_t done = 0;
+};
+
 struct DocumentScope {
   std::optional<std::string> partition_key;  // exactly this logical partition, when set
   std::string min_key;                        // otherwise partition_key in [min_key, max_key)
@@ -151,6 +165,26 @@ class Transaction {
   // Up to `limit` offers (-1: all) with seq greater than `after_seq`, in seq order.
   Result<std::vector<OfferRecord>> ListOffers(int64_t after_seq = 0, int64_t limit = -1);
   Status UpdateOfferBody(int64_t seq, std::string_view body);
+
+  // Index entries of one document (the key is its partition_key and id). Inserting an entry
+  // that exists, or deleting one that does not, is not an error.
+  Status InsertIndexEntries(int64_t container_seq, std::string_view partition_key, std::string_view id,
+                            const std::vector<IndexEntry>& entries);
+  Status DeleteIndexEntries(int64_t container_seq, std::string_view partition_key, std::string_view id,
+                            const std::vector<IndexEntry>& entries);
+  // The documents with an entry at `path` between the bounds (encoded values; an empty upper
+  // bound is open), restricted to `scope`, de-duplicated, in document key order.
+  Result<std::vector<DocumentPosition>> LookupIndex(int64_t container_seq, std::string_view path,
+                                                    std::string_view lower, bool lower_inclusive,
+                                                    std::string_view upper, bool upper_inclusive,
+                                                    const DocumentScope& scope);
+  // Index (re)builds: start one (dropping the container's entries), list, advance and finish.
+  Status StartIndexBuild(int64_t container_seq);
+  Result<std::vector<IndexBuild>> ListIndexBuilds();
+  Status UpdateIndexBuild(const IndexBuild& build);
+  Status FinishIndexBuild(int64_t container_seq);
+  // Up to `limit` documents of a container with seq above `after_seq`, in seq order.
+  Result<std::vector<DocumentRecord>> ListDocumentsBySeq(int64_t container_seq, int64_t after_seq, int64_t limit);
 
   Result<int64_t> NextLsn(int64_t container_seq);
 

@@ -1,5 +1,8 @@
 #include "engine/indexing_policy.h"
 
+#include "engine/index_lookup.h"
+#include "query/parser/parser.h"
+
 #include "tests/test_support.h"
 
 namespace cosmos::engine {
@@ -101,6 +104,69 @@ TEST_CASE("indexing policy: ORDER BY needs a range or composite index", "[indexi
   CHECK(mixed.message().find("composite index") != std::string::npos);
   CHECK(policy.CheckOrderBy({{{"n"}, true}, {{"cat"}, false}}).code() == ErrorCode::kBadRequest);
   CHECK(PolicyOf(R"({"indexingMode":"none"})").CheckOrderBy({{{"n"}, false}}).code() == ErrorCode::kBadRequest);
+}
+
+}  // namespace cosmos::engine
+
+namespace cosmos::engine {
+
+TEST_CASE("index values sort in the service's type order, numbers numerically", "[indexing]") {
+  std::vector<Json> ordered = {nullptr, false, true, -1e300, -2.5, -1, 0, 0.5, 1, 2, 10, 1e300, "", "A", "a", "ab", "b"};
+  for (size_t i = 1; i < ordered.size(); ++i) {
+    INFO(ordered[i - 1].dump() << " < " << ordered[i].dump());
+    CHECK(*EncodeIndexValue(ordered[i - 1]) < *EncodeIndexValue(ordered[i]));
+  }
+  CHECK(*EncodeIndexValue(Json(1)) == *EncodeIndexValue(Json(1.0)));
+  CHECK(*EncodeIndexValue(Json(-0.0)) == *EncodeIndexValue(Json(0)));
+  CHECK_FALSE(EncodeIndexValue(Json::array()));
+  CHECK_FALSE(EncodeIndexValue(Json::object()));
+}
+
+TEST_CASE("index entries: one per indexed scalar, with array elements under []", "[indexing]") {
+  IndexingPolicy policy = PolicyOf(R"({"excludedPaths":[{"path":"/secret/?"}]})");
+  auto entries = policy.IndexEntries(Json::parse(R"({"id":"x","tags":["a","b"],"secret":1,"o":{"n":2},"_ts":1})"));
+  std::vector<std::string> paths;
+  for (const auto& entry : entries) paths.push_back(entry.path);
+  CHECK(paths == std::vector<std::string>{"/id", "/tags/[]", "/tags/[]", "/o/n"});
+  CHECK(entries[1].value == "4a");
+}
+
+TEST_CASE("index lookups: the most selective predicate on an indexed path", "[indexing]") {
+  IndexingPolicy policy = PolicyOf(R"({"excludedPaths":[{"path":"/secret/?"}]})");
+  auto lookup_of = [&](const char* where) {
+    auto parsed = query::ParseQuery(std::string("SELECT * FROM c WHERE ") + where);
+    REQUIRE(parsed.ok());
+    return ChooseIndexLookup(policy, query::FindIndexPredicates(**parsed, Json::array({{{"name", "@p"}, {"value", 5}}})));
+  };
+  auto equality = lookup_of("c.n > 1 AND c.name = 'x'");
+  REQUIRE(equality);
+  CHECK(equality->path == "/name");
+  CHECK(equality->ranges.size() == 1);
+  CHECK(equality->ranges[0].lower == "4x");
+  auto in_list = lookup_of("c.k IN (1, 2, 3)");
+  REQUIRE(in_list);
+  CHECK(in_list->ranges.size() == 3);
+  auto merged = lookup_of("c.n > 1 AND c.n <= @p");
+  REQUIRE(merged);
+  CHECK(merged->ranges.size() == 1);
+  CHECK(merged->ranges[0].lower == *EncodeIndexValue(Json(1)));
+  CHECK_FALSE(merged->ranges[0].lower_inclusive);
+  CHECK(merged->ranges[0].upper == *EncodeIndexValue(Json(5)));
+  CHECK(merged->ranges[0].upper_inclusive);
+  auto open_range = lookup_of("5 < c.n");  // mirrored; numbers only, up to the string type
+  REQUIRE(open_range);
+  CHECK(open_range->ranges[0].upper == "4");
+  auto prefix = lookup_of("STARTSWITH(c.name, 'ab')");
+  REQUIRE(prefix);
+  CHECK(prefix->ranges[0].lower == "4ab");
+  CHECK_FALSE(lookup_of("c.secret = 1"));              // excluded: scan
+  CHECK_FALSE(lookup_of("c.n = 1 OR c.m = 2"));        // OR: scan
+  CHECK_FALSE(lookup_of("STARTSWITH(c.name, 'ab', true)"));  // case-insensitive: scan
+  CHECK_FALSE(lookup_of("LOWER(c.name) = 'x'"));
+  query::IndexPredicate equals_one;
+  equals_one.path = {"n"};
+  equals_one.values = {Json(1)};
+  CHECK_FALSE(ChooseIndexLookup(PolicyOf(R"({"indexingMode":"none"})"), {equals_one}));
 }
 
 }  // namespace cosmos::engine

@@ -15,6 +15,7 @@
 #include "common/json.h"
 #include "engine/account.h"
 #include "engine/partition_key.h"
+#include "server/error_mapping.h"
 #include "storage/store.h"
 #include "tests/sql_logic/client_pipeline.h"
 
@@ -37,27 +38,8 @@ constexpr int kMaxPages = 10000;
 
 const char* const kSystemProperties[] = {"_rid", "_self", "_etag", "_attachments", "_ts"};
 
-int HttpStatusOf(ErrorCode code) {
-  switch (code) {
-    case ErrorCode::kOk: return 200;
-    case ErrorCode::kBadRequest: return 400;
-    case ErrorCode::kPartitionKeyMismatch: return 400;
-    case ErrorCode::kUnauthorized: return 401;
-    case ErrorCode::kForbidden: return 403;
-    case ErrorCode::kNotFound: return 404;
-    case ErrorCode::kOwnerResourceNotFound: return 404;
-    case ErrorCode::kMethodNotAllowed: return 405;
-    case ErrorCode::kConflict: return 409;
-    case ErrorCode::kPreconditionFailed: return 412;
-    case ErrorCode::kRequestEntityTooLarge: return 413;
-    case ErrorCode::kUnsupportedMediaType: return 415;
-    case ErrorCode::kQueryNeedsClientPlan: return 400;
-    case ErrorCode::kLogicalPartitionFull: return 403;
-    case ErrorCode::kPartitionKeyRangeGone: return 410;
-    case ErrorCode::kInternal: return 500;
-  }
-  return 500;
-}
+// The HTTP status the server answers for an error: the mapping lives in one place.
+int HttpStatusOf(ErrorCode code) { return code == ErrorCode::kOk ? 200 : cosmos::server::MapError(code).status; }
 
 void Normalize(nlohmann::json& value) {
   if (value.is_number_float()) {

@@ -1,11 +1,11 @@
-#include "engine/ttl_sweeper.h"
+#include "engine/background_worker.h"
 
 #include <spdlog/spdlog.h>
 
 namespace cosmos::engine {
 namespace {
 
-// Deletes per transaction: bounds how long one sweep holds the store.
+// Documents per transaction: bounds how long one step holds the store.
 constexpr int64_t kBatch = 500;
 
 int64_t NowSeconds() {
@@ -14,10 +14,10 @@ int64_t NowSeconds() {
 
 }  // namespace
 
-TtlSweeper::TtlSweeper(Account& account, std::chrono::milliseconds interval)
+BackgroundWorker::BackgroundWorker(Account& account, std::chrono::milliseconds interval)
     : account_(account), interval_(interval), thread_([this] { Run(); }) {}
 
-TtlSweeper::~TtlSweeper() {
+BackgroundWorker::~BackgroundWorker() {
   {
     std::lock_guard<std::mutex> lock(mu_);
     stopping_ = true;
@@ -26,7 +26,7 @@ TtlSweeper::~TtlSweeper() {
   thread_.join();
 }
 
-void TtlSweeper::Run() {
+void BackgroundWorker::Run() {
   std::unique_lock<std::mutex> lock(mu_);
   while (!wake_.wait_for(lock, interval_, [this] { return stopping_; })) {
     lock.unlock();
@@ -37,6 +37,16 @@ void TtlSweeper::Run() {
         break;
       }
       if (*swept < kBatch) break;
+    }
+    for (;;) {
+      Result<bool> more = account_.ContinueIndexBuilds(kBatch);
+      if (!more.ok()) {
+        spdlog::warn("index build failed: {}", more.status().message());
+        break;
+      }
+      if (!*more) break;
+      // Let waiting requests take the store between batches.
+      std::this_thread::yield();
     }
     lock.lock();
   }

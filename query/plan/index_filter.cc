@@ -1,0 +1,164 @@
+#include "query/plan/index_filter.h"
+
+#include <algorithm>
+#include <cctype>
+
+#include "query/binder.h"
+
+namespace cosmos::query {
+namespace {
+
+// A literal or a parameter with a scalar value (what an index holds); nullopt otherwise.
+std::optional<Json> ConstantOf(const Expr& e, const Json& parameters) {
+  const Json* value = nullptr;
+  if (e.kind == ExprKind::kLiteral && !e.literal_undefined) {
+    value = &e.literal;
+  } else if (e.kind == ExprKind::kParameter && parameters.is_array()) {
+    for (const Json& parameter : parameters) {
+      if (parameter.is_object() && parameter.value("name", "") == e.name && parameter.contains("value")) {
+        value = &parameter["value"];
+      }
+    }
+  }
+  if (value == nullptr || value->is_array() || value->is_object()) return std::nullopt;
+  return *value;
+}
+
+std::string UpperName(const std::string& name) {
+  std::string upper = name;
+  for (char& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return upper;
+}
+
+class PredicateFinder {
+ public:
+  PredicateFinder(std::string alias, const Json& parameters) : alias_(std::move(alias)), parameters_(parameters) {}
+
+  void Collect(const Expr& e, std::vector<IndexPredicate>& out) const {
+    if (e.kind == ExprKind::kBinary && e.binary_op == BinaryOp::kAnd) {
+      Collect(*e.children[0], out);
+      Collect(*e.children[1], out);
+      return;
+    }
+    if (std::optional<IndexPredicate> predicate = Find(e)) out.push_back(std::move(*predicate));
+  }
+
+ private:
+  std::optional<std::vector<std::string>> PathOf(const Expr& e) const { return DocumentPathSteps(e, alias_); }
+
+  std::optional<IndexPredicate> Find(const Expr& e) const {
+    switch (e.kind) {
+      case ExprKind::kBinary: return FindComparison(e);
+      case ExprKind::kIn: return FindIn(e);
+      case ExprKind::kBetween: return FindBetween(e);
+      case ExprKind::kFunctionCall: return FindStartsWith(e);
+      default: return std::nullopt;
+    }
+  }
+
+  std::optional<IndexPredicate> FindComparison(const Expr& e) const {
+    BinaryOp op = e.binary_op;
+    if (op != BinaryOp::kEq && op != BinaryOp::kLt && op != BinaryOp::kLtEq && op != BinaryOp::kGt &&
+        op != BinaryOp::kGtEq) {
+      return std::nullopt;
+    }
+    std::optional<std::vector<std::string>> path = PathOf(*e.children[0]);
+    std::optional<Json> constant = ConstantOf(*e.children[1], parameters_);
+    if (!path || !constant) {
+      // constant op path: mirror the comparison.
+      path = PathOf(*e.children[1]);
+      constant = ConstantOf(*e.children[0], parameters_);
+      if (!path || !constant) return std::nullopt;
+      if (op == BinaryOp::kLt) op = BinaryOp::kGt;
+      else if (op == BinaryOp::kLtEq) op = BinaryOp::kGtEq;
+      else if (op == BinaryOp::kGt) op = BinaryOp::kLt;
+      else if (op == BinaryOp::kGtEq) op = BinaryOp::kLtEq;
+    }
+    IndexPredicate predicate;
+    predicate.path = std::move(*path);
+    if (op == BinaryOp::kEq) {
+      predicate.values.push_back(std::move(*constant));
+      return predicate;
+    }
+    // Only numbers and strings order; other types compare to undefined with < and >.
+    if (!constant->is_number() && !constant->is_string()) return std::nullopt;
+    predicate.kind = IndexPredicate::Kind::kRange;
+    if (op == BinaryOp::kGt || op == BinaryOp::kGtEq) {
+      predicate.lower = std::move(*constant);
+      predicate.lower_inclusive = op == BinaryOp::kGtEq;
+    } else {
+      predicate.upper = std::move(*constant);
+      predicate.upper_inclusive = op == BinaryOp::kLtEq;
+    }
+    return predicate;
+  }
+
+  std::optional<IndexPredicate> FindIn(const Expr& e) const {
+    if (e.negated) return std::nullopt;
+    std::optional<std::vector<std::string>> path = PathOf(*e.children[0]);
+    if (!path) return std::nullopt;
+    IndexPredicate predicate;
+    predicate.path = std::move(*path);
+    for (size_t i = 1; i < e.children.size(); ++i) {
+      std::optional<Json> constant = ConstantOf(*e.children[i], parameters_);
+      if (!constant) return std::nullopt;
+      predicate.values.push_back(std::move(*constant));
+    }
+    return predicate;
+  }
+
+  std::optional<IndexPredicate> FindBetween(const Expr& e) const {
+    if (e.negated) return std::nullopt;
+    std::optional<std::vector<std::string>> path = PathOf(*e.children[0]);
+    std::optional<Json> low = ConstantOf(*e.children[1], parameters_);
+    std::optional<Json> high = ConstantOf(*e.children[2], parameters_);
+    if (!path || !low || !high) return std::nullopt;
+    bool both_numbers = low->is_number() && high->is_number();
+    bool both_strings = low->is_string() && high->is_string();
+    if (!both_numbers && !both_strings) return std::nullopt;
+    IndexPredicate predicate;
+    predicate.kind = IndexPredicate::Kind::kRange;
+    predicate.path = std::move(*path);
+    predicate.lower = std::move(*low);
+    predicate.lower_inclusive = true;
+    predicate.upper = std::move(*high);
+    predicate.upper_inclusive = true;
+    return predicate;
+  }
+
+  // STARTSWITH(path, "prefix") or STARTSWITH(path, "prefix", false): case-sensitive only.
+  std::optional<IndexPredicate> FindStartsWith(const Expr& e) const {
+    if (e.udf || UpperName(e.name) != "STARTSWITH" || e.children.size() < 2 || e.children.size() > 3) {
+      return std::nullopt;
+    }
+    if (e.children.size() == 3) {
+      std::optional<Json> ignore_case = ConstantOf(*e.children[2], parameters_);
+      if (!ignore_case || *ignore_case != Json(false)) return std::nullopt;
+    }
+    std::optional<std::vector<std::string>> path = PathOf(*e.children[0]);
+    std::optional<Json> prefix = ConstantOf(*e.children[1], parameters_);
+    if (!path || !prefix || !prefix->is_string()) return std::nullopt;
+    IndexPredicate predicate;
+    predicate.kind = IndexPredicate::Kind::kPrefix;
+    predicate.path = std::move(*path);
+    predicate.prefix = prefix->get<std::string>();
+    return predicate;
+  }
+
+  std::string alias_;
+  const Json& parameters_;
+};
+
+}  // namespace
+
+std::vector<IndexPredicate> FindIndexPredicates(const SelectQuery& query, const Json& parameters) {
+  std::vector<IndexPredicate> predicates;
+  if (!query.where || query.from.empty() || query.from.front().iterate ||
+      query.from.front().collection->kind != ExprKind::kIdentifier) {
+    return predicates;
+  }
+  PredicateFinder(query.from.front().alias, parameters).Collect(*query.where, predicates);
+  return predicates;
+}
+
+}  // namespace cosmos::query

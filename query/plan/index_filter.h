@@ -1,0 +1,33 @@
+// The predicates of a query's WHERE clause that an index can answer, so that the engine reads
+// only the documents an index lookup names instead of scanning. Only top-level AND conjuncts over
+// a path of the FROM alias count: path = constant, constant = path, path IN (constants), path
+// </<=/>/>= constant, path BETWEEN constants, and STARTSWITH(path, "prefix"). The lookup may name
+// more documents than match (the WHERE clause still runs on each), never fewer.
+// Thread-safety: pure functions.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/json.h"
+#include "query/ast.h"
+
+namespace cosmos::query {
+
+struct IndexPredicate {
+  enum class Kind { kEquals, kRange, kPrefix };
+  Kind kind = Kind::kEquals;
+  std::vector<std::string> path;  // steps from the FROM alias, "[]" for an array element
+  std::vector<Json> values;       // kEquals: the values (one, or an IN list)
+  std::optional<Json> lower;      // kRange: the bounds (a missing bound is open)
+  bool lower_inclusive = false;
+  std::optional<Json> upper;
+  bool upper_inclusive = false;
+  std::string prefix;             // kPrefix
+};
+
+// `parameters`: the request's [{"name": "@p", "value": ...}] array.
+std::vector<IndexPredicate> FindIndexPredicates(const SelectQuery& query, const Json& parameters);
+
+}  // namespace cosmos::query
