@@ -38,15 +38,16 @@ CosmosCall CreateDatabaseCall(const std::string& database) {
 }
 
 CosmosCall CreateContainerCall(const std::string& database, const std::string& container,
-                               const std::string& partition_key_path, int64_t throughput) {
+                               const std::string& partition_key_path, int64_t throughput,
+                               const std::string& indexing_policy) {
   CosmosCall call;
   call.verb = http::verb::post;
   call.path = "/dbs/" + UrlEncode(database) + "/colls";
   call.resource_type = "colls";
   call.resource_link = "dbs/" + database;
-  call.body = nlohmann::json{{"id", container},
-                             {"partitionKey", {{"paths", {partition_key_path}}, {"kind", "Hash"}}}}
-                  .dump();
+  nlohmann::json body = {{"id", container}, {"partitionKey", {{"paths", {partition_key_path}}, {"kind", "Hash"}}}};
+  if (!indexing_policy.empty()) body["indexingPolicy"] = nlohmann::json::parse(indexing_policy);
+  call.body = body.dump();
   if (throughput > 0) call.headers.emplace_back("x-ms-offer-throughput", std::to_string(throughput));
   return call;
 }

@@ -34,8 +34,10 @@ Request BuildRequest(const CosmosCall& call, const MasterKeySigner& signer, cons
 // Calls on the account's resources. Ids are used verbatim in links and percent-encoded in paths.
 CosmosCall CreateDatabaseCall(const std::string& database);
 // `throughput` > 0 sends x-ms-offer-throughput (RU/s), which decides the physical partitions.
+// `indexing_policy`: JSON text of the container's indexing policy; empty: the default.
 CosmosCall CreateContainerCall(const std::string& database, const std::string& container,
-                               const std::string& partition_key_path, int64_t throughput = 0);
+                               const std::string& partition_key_path, int64_t throughput = 0,
+                               const std::string& indexing_policy = "");
 // The container's partition key ranges (GET .../pkranges).
 CosmosCall ReadPartitionKeyRangesCall(const std::string& database, const std::string& container);
 CosmosCall DeleteContainerCall(const std::string& database, const std::string& container);

@@ -229,6 +229,8 @@ int main(int argc, char** argv) {
   app.add_option("--count-page-size", options.count_page_size, "x-ms-max-item-count when counting")
       ->capture_default_str();
   app.add_option("--run-tag", options.run_tag, "prefix of new document ids (default random)");
+  app.add_option("--indexing-policy", options.indexing_policy,
+                 "JSON indexing policy of the containers the workload creates (create, queries); default: the target's");
   app.add_option("--starts", flags.starts, "startup: how many starts")->capture_default_str();
   app.add_option("--idle-ms", flags.idle_ms, "startup: idle pause before reading RSS")->capture_default_str();
   app.add_option("--ready-path", flags.ready_path, "startup: path that answers 200 when ready")

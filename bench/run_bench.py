@@ -55,6 +55,11 @@ QUERY_WORKLOADS = ["query-orderby", "query-single"]
 FANOUT_WORKLOAD = "query-fanout"
 # cosmolite only: the latest-version change feed of the same four-range container.
 CHANGEFEED_WORKLOAD = "changefeed"
+# cosmolite only: what the indexing policy costs and buys. Creates under the default policy and under
+# one that indexes only the partition key; an equality filter with n indexed and with n excluded.
+NARROW_POLICY = '{"includedPaths":[{"path":"/pk/?"}],"excludedPaths":[{"path":"/*"}]}'
+N_EXCLUDED_POLICY = '{"excludedPaths":[{"path":"/n/?"}]}'
+FILTER_WORKLOAD = "query-filter"
 
 
 def log(message):
@@ -277,7 +282,7 @@ class Bench:
         connections = self.args.connections
         if workload == "telemetry":
             connections = self.args.telemetry_connections
-        elif workload in QUERY_WORKLOADS or workload in (FANOUT_WORKLOAD, CHANGEFEED_WORKLOAD):
+        elif workload in QUERY_WORKLOADS or workload in (FANOUT_WORKLOAD, CHANGEFEED_WORKLOAD, FILTER_WORKLOAD):
             connections = self.args.query_connections
         argv = [self.generator, "--label", label, "--workload", workload, "--port", port,
                 "--connections", connections, "--threads", self.args.client_threads]
@@ -342,6 +347,21 @@ class Bench:
                     log(f"{label}: skipping the rest of the {documents:,}-document queries")
                     break
 
+    def indexing_workloads(self, server):
+        """Write throughput under the default and a narrow policy; the equality filter with and
+        without an index on n, at each --query-documents size."""
+        if not self.args.queries_only:
+            self.generate("cosmolite-default-index", "create", server.port, server.tls, server.pid,
+                          ["--container", "c-default-index"])
+            self.generate("cosmolite-narrow-index", "create", server.port, server.tls, server.pid,
+                          ["--container", "c-narrow-index", "--indexing-policy", NARROW_POLICY])
+        if self.args.skip_queries:
+            return
+        for documents in self.args.query_documents:
+            for label, policy in (("cosmolite-indexed", []), ("cosmolite-unindexed", ["--indexing-policy", N_EXCLUDED_POLICY])):
+                self.generate(label, FILTER_WORKLOAD, server.port, server.tls, server.pid,
+                              ["--seed-docs", documents, *policy], what=f"{label} {FILTER_WORKLOAD} ({documents:,} documents)")
+
     def startup(self, label, command, tls, ready_path, starts):
         argv = [self.generator, "--workload", "startup", "--label", label, "--starts", starts,
                 "--idle-ms", self.args.idle_ms, "--ready-path", ready_path]
@@ -374,6 +394,7 @@ class Bench:
             if not self.args.skip_telemetry and not self.args.queries_only:
                 self.generate("cosmolite", "telemetry", server.port, True, server.pid)
             self.query_workloads("cosmolite", server)
+            self.indexing_workloads(server)
         code = server.stop()
         if code not in (0, None):
             self.problems.append(f"cosmolite exited with {code} after SIGTERM")
@@ -660,6 +681,33 @@ def render_changefeed(w, records, args):
     w("")
 
 
+def render_indexing(w, records, args):
+    m = lambda target, workload, key, documents=None: median_of(records, target, workload, key, documents)  # noqa: E731
+    if runs_of(records, "cosmolite-default-index", "create"):
+        w("## Indexing policy and write cost (cosmolite, 1 KB point creates, medians)")
+        w("")
+        w(f"Default policy versus one that indexes only `/pk/?` (`{NARROW_POLICY}`).")
+        w("")
+        w("| policy | creates/s | RU per create | p50 ms | server CPU µs/op |")
+        w("|---|---:|---:|---:|---:|")
+        for label, name in (("cosmolite-default-index", "default"), ("cosmolite-narrow-index", "narrow")):
+            w(f"| {name} | {fmt(m(label, 'create', 'ops_per_s'))} | {fmt(m(label, 'create', 'charge_mean'), 2)} "
+              f"| {fmt(m(label, 'create', 'p50_ms'), 2)} | {fmt(m(label, 'create', 'server_cpu_us_per_op'))} |")
+        w("")
+    if runs_of(records, "cosmolite-indexed", FILTER_WORKLOAD):
+        w("## An equality filter with and without an index (cosmolite, `SELECT * FROM c WHERE c.n = @n`, medians)")
+        w("")
+        w("| documents | index on n | queries/s | RU per query | p50 ms | server CPU µs/query |")
+        w("|---:|---|---:|---:|---:|---:|")
+        for documents in args.query_documents:
+            for label, name in (("cosmolite-indexed", "yes"), ("cosmolite-unindexed", "excluded")):
+                w(f"| {documents:,} | {name} | {fmt(m(label, FILTER_WORKLOAD, 'ops_per_s', documents), 1)} "
+                  f"| {fmt(m(label, FILTER_WORKLOAD, 'charge_mean', documents), 2)} "
+                  f"| {fmt(m(label, FILTER_WORKLOAD, 'p50_ms', documents), 2)} "
+                  f"| {fmt(m(label, FILTER_WORKLOAD, 'server_cpu_us_per_op', documents))} |")
+        w("")
+
+
 def render_query_engine(w, records):
     engine = next(iter(runs_of(records, "query-engine", "parse")), None)
     if engine is None:
@@ -831,6 +879,7 @@ def render(info, records, problems, args):
     render_queries(w, records, args)
     render_fanout(w, records, args)
     render_changefeed(w, records, args)
+    render_indexing(w, records, args)
     render_query_engine(w, records)
 
     w(f"## Telemetry ingest ({args.telemetry_rate:,} docs/s of 300 bytes offered for {args.telemetry_seconds:g} s)")

@@ -62,6 +62,12 @@ def main():
                 # The same ORDER BY, range by range on a container of four physical partitions.
                 ("query-fanout", QUERY_REQUESTS,
                  ["--requests", QUERY_REQUESTS, "--seed-docs", 500, "--partitions", 20]),
+                # An equality filter answered through the index, and the same one scanning (n not indexed).
+                ("query-filter", QUERY_REQUESTS,
+                 ["--requests", QUERY_REQUESTS, "--seed-docs", 500, "--partitions", 20]),
+                ("query-filter", QUERY_REQUESTS,
+                 ["--requests", QUERY_REQUESTS, "--seed-docs", 500, "--partitions", 20,
+                  "--indexing-policy", '{"excludedPaths":[{"path":"/n/?"}]}']),
                 # Drains the change feed of that container before the clock (it must see all 500 once).
                 ("changefeed", QUERY_REQUESTS,
                  ["--requests", QUERY_REQUESTS, "--seed-docs", 500, "--partitions", 20])]:

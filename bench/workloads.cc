@@ -34,7 +34,7 @@ class CreateWorkload : public Workload {
     if (options_.document_bytes == 0) options_.document_bytes = 1024;
   }
   std::string Prepare(TargetSession& session) override {
-    return session.EnsureContainer(options_.database, options_.container);
+    return session.EnsureContainer(options_.database, options_.container, 0, options_.indexing_policy);
   }
   CosmosCall Next(uint64_t sequence) const override {
     std::string id = options_.run_tag + "-" + std::to_string(sequence);
@@ -178,7 +178,8 @@ class QueryWorkload : public SeededWorkload {
   std::string Prepare(TargetSession& session) override {
     auto started = std::chrono::steady_clock::now();
     int64_t throughput = physical_partitions_ > 1 ? int64_t{10000} * physical_partitions_ : 0;
-    std::string error = session.EnsureContainer(options_.database, options_.container, throughput);
+    std::string error = session.EnsureContainer(options_.database, options_.container, throughput,
+                                                options_.indexing_policy);
     if (!error.empty()) return error;
     error = PrepareQuery(session);
     if (!error.empty()) return error;
@@ -247,6 +248,12 @@ class QueryWorkload : public SeededWorkload {
     std::string name = "query-" + std::to_string(std::max<uint64_t>(1, options.seed_documents)) + "-p" +
                        std::to_string(options.partitions) + "-b" + std::to_string(bytes);
     if (physical_partitions > 1) name += "-r" + std::to_string(physical_partitions);
+    // Another indexing policy is another container (a short, stable tag of the policy text).
+    if (!options.indexing_policy.empty()) {
+      uint32_t tag = 2166136261u;  // FNV-1a
+      for (unsigned char c : options.indexing_policy) tag = (tag ^ c) * 16777619u;
+      name += "-i" + std::to_string(tag % 100000);
+    }
     return name;
   }
 
@@ -315,6 +322,30 @@ class QuerySingleWorkload : public QueryWorkload {
           row.value("pk", "") != partition) {
         return "row " + row.dump().substr(0, 80) + " does not match";
       }
+    }
+    return "";
+  }
+};
+
+// An equality filter across the container, one page:
+//   SELECT * FROM c WHERE c.n = @n
+// with @n a random seeded n: one match. With the default policy the index names it; with a policy
+// that excludes /n/? (--indexing-policy) every document is scanned.
+class QueryFilterWorkload : public QueryWorkload {
+ public:
+  using QueryWorkload::QueryWorkload;
+  CosmosCall Next(uint64_t sequence) const override {
+    QueryCallOptions page;  // no partition key: cross-partition, served by the gateway
+    page.max_item_count = options_.query_page_size;
+    return QueryDocumentsCall(options_.database, options_.container, "SELECT * FROM c WHERE c.n = @n",
+                              {{"@n", std::to_string(Pick(sequence))}}, page);
+  }
+
+ protected:
+  std::string CheckRows(uint64_t sequence, const nlohmann::json& rows) const override {
+    int64_t n = static_cast<int64_t>(Pick(sequence));
+    if (rows.size() != 1 || NumberField(rows[0], "n") != n) {
+      return std::to_string(rows.size()) + " rows, expected the one with n = " + std::to_string(n);
     }
     return "";
   }
@@ -518,6 +549,7 @@ const std::map<std::string, Factory>& Registry() {
       {"query-single", [](const WorkloadOptions& o) { return std::make_unique<QuerySingleWorkload>(o); }},
       {"query-orderby", [](const WorkloadOptions& o) { return std::make_unique<QueryOrderByWorkload>(o); }},
       {"query-fanout", [](const WorkloadOptions& o) { return std::make_unique<QueryFanOutWorkload>(o); }},
+      {"query-filter", [](const WorkloadOptions& o) { return std::make_unique<QueryFilterWorkload>(o); }},
       {"changefeed", [](const WorkloadOptions& o) { return std::make_unique<ChangeFeedWorkload>(o); }},
   };
   return *registry;
@@ -595,12 +627,12 @@ uint64_t TargetSession::Bulk(uint64_t count, const RequestFactory& next, int con
 }
 
 std::string TargetSession::EnsureContainer(const std::string& database, const std::string& container,
-                                           int64_t throughput) {
+                                           int64_t throughput, const std::string& indexing_policy) {
   Response db = Call(CreateDatabaseCall(database));
   if (db.result_int() != 201 && db.result_int() != 409 && db.result_int() / 100 != 2) {
     return "create database: " + std::to_string(db.result_int()) + " " + db.body();
   }
-  Response coll = Call(CreateContainerCall(database, container, "/pk", throughput));
+  Response coll = Call(CreateContainerCall(database, container, "/pk", throughput, indexing_policy));
   if (coll.result_int() != 201 && coll.result_int() != 409 && coll.result_int() / 100 != 2) {
     return "create container: " + std::to_string(coll.result_int()) + " " + coll.body();
   }

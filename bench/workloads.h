@@ -31,6 +31,7 @@ struct WorkloadOptions {
   int query_page_size = 10;         // x-ms-max-item-count of the query workloads' pages
   int setup_connections = 16;       // connections used to seed documents
   std::string run_tag;              // makes new ids unique across invocations
+  std::string indexing_policy;      // JSON text for the containers a workload creates; empty: default
 };
 
 // Everything a workload may do outside the measured load.
@@ -48,7 +49,9 @@ class TargetSession {
   // Creates the database and a container partitioned on /pk (409, already there, is fine).
   // Returns an error message, empty on success.
   // `throughput` > 0: created with that many RU/s (one physical partition per 10,000).
-  std::string EnsureContainer(const std::string& database, const std::string& container, int64_t throughput = 0);
+  // `indexing_policy`: JSON text; empty: the target's default policy.
+  std::string EnsureContainer(const std::string& database, const std::string& container, int64_t throughput = 0,
+                              const std::string& indexing_policy = "");
   // Counts a container's documents through the read feed (x-ms-max-item-count, following
   // x-ms-continuation until absent, summing _count). Returns -1 (and `error`) on failure.
   int64_t CountDocuments(const std::string& database, const std::string& container, int page_size,

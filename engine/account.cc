@@ -371,7 +371,7 @@ std::vector<storage::IndexEntry> IndexEntriesOf(const IndexingPolicy& policy, co
 Status DeleteIndexedDocument(Transaction& txn, int64_t container_seq, const IndexingPolicy& policy,
                              const DocumentRecord& record) {
   COSMOS_RETURN_IF_ERROR(
-      txn.DeleteIndexEntries(container_seq, record.partition_key, record.id, IndexEntriesOf(policy, record.body)));
+      txn.DeleteIndexEntries(container_seq, record.seq, IndexEntriesOf(policy, record.body)));
   return txn.DeleteDocument(container_seq, record);
 }
 
@@ -843,7 +843,7 @@ Result<ResourceResponse> Account::WriteItem(const ItemWrite& write, WriteMode mo
   if (existing) {
     old_index_entries = IndexEntriesOf(container->indexing, existing->body);
     COSMOS_RETURN_IF_ERROR(
-        txn.DeleteIndexEntries(container->container.seq, existing->partition_key, existing->id, old_index_entries));
+        txn.DeleteIndexEntries(container->container.seq, existing->seq, old_index_entries));
     COSMOS_RETURN_IF_ERROR(txn.UpdateDocument(container->container.seq, record));
     if (!unique_values.empty()) {
       COSMOS_RETURN_IF_ERROR(txn.DeleteUniqueKeyEntries(container->container.seq, record.seq));
@@ -859,7 +859,7 @@ Result<ResourceResponse> Account::WriteItem(const ItemWrite& write, WriteMode mo
     }
     COSMOS_RETURN_IF_ERROR(inserted);
   }
-  COSMOS_RETURN_IF_ERROR(txn.InsertIndexEntries(container->container.seq, partition_key, id, index_entries));
+  COSMOS_RETURN_IF_ERROR(txn.InsertIndexEntries(container->container.seq, record.seq, index_entries));
   for (size_t index = 0; index < unique_values.size(); ++index) {
     Status inserted = txn.InsertUniqueKeyEntry(container->container.seq, partition_key,
                                                static_cast<int>(index), unique_values[index], record.seq);
@@ -924,7 +924,7 @@ Result<ResourceResponse> Account::DeleteItem(const ItemKey& key, const Precondit
   COSMOS_ASSIGN_OR_RETURN(int64_t lsn, txn.NextLsn(container->container.seq));
   container->lsn = std::max(container->lsn, lsn);
   std::vector<storage::IndexEntry> index_entries = IndexEntriesOf(container->indexing, found->body);
-  COSMOS_RETURN_IF_ERROR(txn.DeleteIndexEntries(container->container.seq, found->partition_key, found->id, index_entries));
+  COSMOS_RETURN_IF_ERROR(txn.DeleteIndexEntries(container->container.seq, found->seq, index_entries));
   COSMOS_RETURN_IF_ERROR(txn.DeleteDocument(container->container.seq, *found));
   if (container->change_log_retention_s > 0) {
     COSMOS_ASSIGN_OR_RETURN(auto value, HeaderPartitionKey(*container, key.partition_key_header));
@@ -1826,8 +1826,8 @@ Result<bool> Account::ContinueIndexBuilds(int64_t limit) {
   IndexingPolicy policy = IndexingPolicy::FromNormalized(Json::parse(container->body)["indexingPolicy"]);
   COSMOS_ASSIGN_OR_RETURN(auto documents, txn.ListDocumentsBySeq(build.container_seq, build.after_seq, limit));
   for (const DocumentRecord& document : documents) {
-    COSMOS_RETURN_IF_ERROR(txn.InsertIndexEntries(build.container_seq, document.partition_key, document.id,
-                                                  IndexEntriesOf(policy, document.body)));
+    COSMOS_RETURN_IF_ERROR(
+        txn.InsertIndexEntries(build.container_seq, document.seq, IndexEntriesOf(policy, document.body)));
     build.after_seq = document.seq;
   }
   build.done += static_cast<int64_t>(documents.size());

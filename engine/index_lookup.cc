@@ -25,13 +25,13 @@ std::optional<IndexValueRange> RangeOf(const IndexPredicate& predicate) {
   if (predicate.lower && predicate.upper && TypeOf(*predicate.upper) != type) return std::nullopt;
   if (predicate.lower) {
     range.lower = *EncodeIndexValue(*predicate.lower);
-    range.lower_inclusive = predicate.lower_inclusive;
+    range.lower_inclusive = predicate.lower_inclusive || IndexValueCut(*predicate.lower);
   } else {
     range.lower = std::string(1, type);  // the smallest value of the type
   }
   if (predicate.upper) {
     range.upper = *EncodeIndexValue(*predicate.upper);
-    range.upper_inclusive = predicate.upper_inclusive;
+    range.upper_inclusive = predicate.upper_inclusive || IndexValueCut(*predicate.upper);
   } else {
     range.upper = std::string(1, static_cast<char>(type + 1));  // up to the next type
     range.upper_inclusive = false;
@@ -90,7 +90,7 @@ std::optional<IndexLookup> ChooseIndexLookup(const IndexingPolicy& policy,
       }
       break;
     case IndexPredicate::Kind::kPrefix: {
-      std::string lower = kIndexTypeString + best->prefix;
+      std::string lower = kIndexTypeString + best->prefix.substr(0, kIndexedStringBytes);
       // Every string that starts with the prefix sorts below prefix + 0xFF (no UTF-8 byte is 0xFF).
       lookup.ranges.push_back({lower, true, lower + '\xFF', false});
       break;

@@ -275,8 +275,15 @@ std::optional<std::string> EncodeIndexValue(const Json& value) {
     std::snprintf(text, sizeof text, "%c%016llx", kIndexTypeNumber, static_cast<unsigned long long>(bits));
     return std::string(text, 17);
   }
-  if (value.is_string()) return kIndexTypeString + value.get<std::string>();
+  if (value.is_string()) {
+    const std::string& text = value.get_ref<const std::string&>();
+    return kIndexTypeString + text.substr(0, kIndexedStringBytes);
+  }
   return std::nullopt;
+}
+
+bool IndexValueCut(const Json& value) {
+  return value.is_string() && value.get_ref<const std::string&>().size() > kIndexedStringBytes;
 }
 
 std::string IndexPathText(const DocumentPath& path) {

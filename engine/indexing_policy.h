@@ -74,8 +74,13 @@ class IndexingPolicy {
 
 // An index value in an order-preserving text form: the type first, in the service's type order
 // (null, false, true, numbers, strings), then numbers as 16 hex digits of their ordered IEEE bits
-// and strings as their UTF-8 bytes. Arrays and objects are not index values (nullopt).
+// and strings as their first kIndexedStringBytes UTF-8 bytes. Arrays and objects are not index
+// values (nullopt). A cut string stands for every string that starts with it, so lookups treat
+// such a bound as inclusive, and the query's WHERE clause settles the rest.
 std::optional<std::string> EncodeIndexValue(const Json& value);
+inline constexpr size_t kIndexedStringBytes = 128;
+// True when EncodeIndexValue cut the value (a long string).
+bool IndexValueCut(const Json& value);
 // The encoded ranges of a type, for range predicates: a value compares only with its own type.
 inline constexpr char kIndexTypeNull = '0', kIndexTypeFalse = '1', kIndexTypeTrue = '2', kIndexTypeNumber = '3',
                       kIndexTypeString = '4';

@@ -69,14 +69,13 @@ CREATE TABLE IF NOT EXISTS offers(
   body TEXT NOT NULL,
   UNIQUE(is_database, resource_seq));
 -- One row per indexed value of a document: path ("/a/[]/b"), the value in an order-preserving
--- encoding, and the document's key. index_builds lists containers whose index is being (re)built.
+-- encoding, and the document's seq (a short key; the document row is one rowid lookup away). index_builds lists containers whose index is being (re)built.
 CREATE TABLE IF NOT EXISTS index_entries(
   container_seq INTEGER NOT NULL,
   path TEXT NOT NULL,
   value BLOB NOT NULL,
-  partition_key TEXT NOT NULL,
-  id TEXT NOT NULL,
-  PRIMARY KEY(container_seq, path, value, partition_key, id)) WITHOUT ROWID;
+  document_seq INTEGER NOT NULL,
+  PRIMARY KEY(container_seq, path, value, document_seq)) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS index_builds(
   container_seq INTEGER PRIMARY KEY,
   after_seq INTEGER NOT NULL,

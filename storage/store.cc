@@ -293,27 +293,27 @@ Status Transaction::UpdateOfferBody(int64_t seq, std::string_view body) {
   return stmt->Run();
 }
 
-Status Transaction::InsertIndexEntries(int64_t container_seq, std::string_view partition_key, std::string_view id,
+Status Transaction::InsertIndexEntries(int64_t container_seq, int64_t document_seq,
                                        const std::vector<IndexEntry>& entries) {
   if (entries.empty()) return Status();
   COSMOS_ASSIGN_OR_RETURN(auto* stmt, connection_->Prepare(
-      "INSERT OR IGNORE INTO index_entries(container_seq, path, value, partition_key, id) VALUES(?, ?, ?, ?, ?)"));
+      "INSERT OR IGNORE INTO index_entries(container_seq, path, value, document_seq) VALUES(?, ?, ?, ?)"));
   for (const IndexEntry& entry : entries) {
     stmt->Reset();
-    stmt->Bind(1, container_seq).Bind(2, entry.path).Bind(3, entry.value).Bind(4, partition_key).Bind(5, id);
+    stmt->Bind(1, container_seq).Bind(2, entry.path).Bind(3, entry.value).Bind(4, document_seq);
     COSMOS_RETURN_IF_ERROR(stmt->Run());
   }
   return Status();
 }
 
-Status Transaction::DeleteIndexEntries(int64_t container_seq, std::string_view partition_key, std::string_view id,
+Status Transaction::DeleteIndexEntries(int64_t container_seq, int64_t document_seq,
                                        const std::vector<IndexEntry>& entries) {
   if (entries.empty()) return Status();
   COSMOS_ASSIGN_OR_RETURN(auto* stmt, connection_->Prepare(
-      "DELETE FROM index_entries WHERE container_seq = ? AND path = ? AND value = ? AND partition_key = ? AND id = ?"));
+      "DELETE FROM index_entries WHERE container_seq = ? AND path = ? AND value = ? AND document_seq = ?"));
   for (const IndexEntry& entry : entries) {
     stmt->Reset();
-    stmt->Bind(1, container_seq).Bind(2, entry.path).Bind(3, entry.value).Bind(4, partition_key).Bind(5, id);
+    stmt->Bind(1, container_seq).Bind(2, entry.path).Bind(3, entry.value).Bind(4, document_seq);
     COSMOS_RETURN_IF_ERROR(stmt->Run());
   }
   return Status();
@@ -323,16 +323,18 @@ Result<std::vector<DocumentPosition>> Transaction::LookupIndex(int64_t container
                                                                std::string_view lower, bool lower_inclusive,
                                                                std::string_view upper, bool upper_inclusive,
                                                                const DocumentScope& scope) {
-  std::string sql = "SELECT DISTINCT partition_key, id FROM index_entries WHERE container_seq = ? AND path = ? AND value ";
+  std::string sql =
+      "SELECT DISTINCT d.partition_key, d.id FROM index_entries e JOIN documents d ON d.seq = e.document_seq "
+      "WHERE e.container_seq = ? AND e.path = ? AND e.value ";
   sql += lower_inclusive ? ">= ?" : "> ?";
-  if (!upper.empty()) sql += upper_inclusive ? " AND value <= ?" : " AND value < ?";
+  if (!upper.empty()) sql += upper_inclusive ? " AND e.value <= ?" : " AND e.value < ?";
   if (scope.partition_key) {
-    sql += " AND partition_key = ?";
+    sql += " AND d.partition_key = ?";
   } else {
-    sql += " AND partition_key >= ?";
-    if (scope.max_key) sql += " AND partition_key < ?";
+    sql += " AND d.partition_key >= ?";
+    if (scope.max_key) sql += " AND d.partition_key < ?";
   }
-  sql += " ORDER BY partition_key, id";
+  sql += " ORDER BY d.partition_key, d.id";
   COSMOS_ASSIGN_OR_RETURN(auto* stmt, connection_->Prepare(sql));
   stmt->Bind(1, container_seq).Bind(2, path).Bind(3, lower);
   int next = 4;

@@ -166,12 +166,10 @@ class Transaction {
   Result<std::vector<OfferRecord>> ListOffers(int64_t after_seq = 0, int64_t limit = -1);
   Status UpdateOfferBody(int64_t seq, std::string_view body);
 
-  // Index entries of one document (the key is its partition_key and id). Inserting an entry
-  // that exists, or deleting one that does not, is not an error.
-  Status InsertIndexEntries(int64_t container_seq, std::string_view partition_key, std::string_view id,
-                            const std::vector<IndexEntry>& entries);
-  Status DeleteIndexEntries(int64_t container_seq, std::string_view partition_key, std::string_view id,
-                            const std::vector<IndexEntry>& entries);
+  // Index entries of one document. Inserting an entry that exists, or deleting one that does
+  // not, is not an error.
+  Status InsertIndexEntries(int64_t container_seq, int64_t document_seq, const std::vector<IndexEntry>& entries);
+  Status DeleteIndexEntries(int64_t container_seq, int64_t document_seq, const std::vector<IndexEntry>& entries);
   // The documents with an entry at `path` between the bounds (encoded values; an empty upper
   // bound is open), restricted to `scope`, de-duplicated, in document key order.
   Result<std::vector<DocumentPosition>> LookupIndex(int64_t container_seq, std::string_view path,

@@ -170,3 +170,23 @@ TEST_CASE("index lookups: the most selective predicate on an indexed path", "[in
 }
 
 }  // namespace cosmos::engine
+
+namespace cosmos::engine {
+
+TEST_CASE("index values: long strings are cut, and lookups on them stay supersets", "[indexing]") {
+  std::string long_a(300, 'a');
+  std::string long_b = long_a + "b";
+  CHECK(EncodeIndexValue(Json(long_a))->size() == 1 + kIndexedStringBytes);
+  CHECK(*EncodeIndexValue(Json(long_a)) == *EncodeIndexValue(Json(long_b)));
+  IndexingPolicy policy = IndexingPolicy::FromNormalized(NormalizeIndexingPolicy(nullptr).value());
+  query::IndexPredicate greater;
+  greater.kind = query::IndexPredicate::Kind::kRange;
+  greater.path = {"s"};
+  greater.lower = Json(long_a);
+  greater.lower_inclusive = false;  // c.s > long_a must still find long_b, stored under the same cut key
+  auto lookup = ChooseIndexLookup(policy, {greater});
+  REQUIRE(lookup);
+  CHECK(lookup->ranges[0].lower_inclusive);
+}
+
+}  // namespace cosmos::engine
