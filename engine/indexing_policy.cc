@@ -126,7 +126,10 @@ Result<Json> NormalizeIndexingPolicy(const Json* given) {
   if (auto it = policy.find("indexingMode"); it != policy.end()) {
     if (!it->is_string()) return Invalid("indexingMode must be a string");
     mode = Lowercase(it->get<std::string>());
-    if (mode != "consistent" && mode != "none" && mode != "lazy") {
+    if (mode == "lazy") {
+      return Invalid("lazy indexing is no longer available for containers; use consistent or none");
+    }
+    if (mode != "consistent" && mode != "none") {
       return Invalid("indexingMode '" + it->get<std::string>() + "' is invalid; use consistent or none");
     }
   }

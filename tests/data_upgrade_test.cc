@@ -117,3 +117,72 @@ TEST_CASE("a version 1 data file is rekeyed by effective partition key when it o
   reopened.value().reset();
   std::filesystem::remove_all(dir);
 }
+
+TEST_CASE("a version 3 data file gets offers and its indexes built in the background", "[upgrade]") {
+  auto dir = std::filesystem::temp_directory_path() / Numbered("cosmolite-upgrade3-test-", ::getpid());
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  StoreOptions options;
+  options.path = (dir / "data.db").string();
+  ContainerAddress address{ResourceName{"db"}, ResourceName{"c"}};
+  {
+    auto store = Store::Open(options);
+    REQUIRE_OK(store);
+    Account account(std::move(store).value());
+    REQUIRE_OK(account.CreateDatabase(R"({"id":"db"})"));
+    REQUIRE_OK(account.CreateContainer(ResourceName{"db"}, R"({"id":"c","partitionKey":{"paths":["/pk"]}})"));
+    for (int i = 0; i < 30; ++i) {
+      std::string body = Json{{"id", Numbered("d", i)}, {"pk", Numbered("p", i % 5)}, {"n", i}}.dump();
+      REQUIRE_OK(account.CreateItem(ItemWrite{address, KeyHeader(i), body, {}}));
+    }
+  }
+  {
+    // Version 3 had neither index entries nor offers.
+    sqlite3* db = nullptr;
+    REQUIRE(sqlite3_open(options.path.c_str(), &db) == SQLITE_OK);
+    REQUIRE(sqlite3_exec(db, "DELETE FROM index_entries; DELETE FROM offers; PRAGMA user_version = 3;", nullptr,
+                         nullptr, nullptr) == SQLITE_OK);
+    sqlite3_close(db);
+  }
+  auto store = Store::Open(options);
+  REQUIRE_OK(store);
+  CHECK(store.value()->opened_schema_version() == 3);
+  Account account(std::move(store).value());
+  REQUIRE_OK(account.UpgradeDataFile());
+
+  std::string body = R"({"query":"SELECT VALUE c.id FROM c WHERE c.n = 7"})";
+  QueryRequest query;
+  query.container = address;
+  query.body = body;
+  query.enable_cross_partition = true;
+  auto scanned = account.QueryItems(query);  // the index is not built yet: a scan, still right
+  REQUIRE_OK(scanned);
+  CHECK(Json::parse(scanned->body)["Documents"] == Json::array({"d7"}));
+  CHECK(scanned->fan_out.documents_scanned == 30);
+  auto building = account.ReadContainer(address);
+  REQUIRE_OK(building);
+  CHECK(building->index_transformation_progress == 0);
+
+  int steps = 0;
+  for (;;) {
+    auto more = account.ContinueIndexBuilds(/*limit=*/8);
+    REQUIRE_OK(more);
+    ++steps;
+    if (!*more) break;
+  }
+  CHECK(steps == 4);  // 30 documents, 8 a step
+  auto built = account.ReadContainer(address);
+  REQUIRE_OK(built);
+  CHECK(built->index_transformation_progress == 100);
+  auto indexed = account.QueryItems(query);
+  REQUIRE_OK(indexed);
+  CHECK(Json::parse(indexed->body)["Documents"] == Json::array({"d7"}));
+  CHECK(indexed->fan_out.documents_scanned == 1);
+  CHECK(indexed->request_charge < scanned->request_charge);
+
+  auto offers = account.ListOffers({});
+  REQUIRE_OK(offers);
+  REQUIRE(offers->count == 1);
+  CHECK(Json::parse(offers->body)["Offers"][0]["content"]["offerThroughput"] == 400);
+  std::filesystem::remove_all(dir);
+}

@@ -42,6 +42,7 @@ TEST_CASE("indexing policy: defaults are the service's", "[indexing]") {
 
 TEST_CASE("indexing policy: invalid policies are 400", "[indexing]") {
   CHECK(Rejected(R"({"indexingMode":"sometimes"})"));
+  CHECK(Rejected(R"({"indexingMode":"lazy"})"));  // not for containers created today
   CHECK(Rejected(R"({"automatic":"yes"})"));
   CHECK(Rejected(R"({"includedPaths":[{"path":"name/?"}]})"));
   CHECK(Rejected(R"({"includedPaths":[{"path":"/name"}]})"));
