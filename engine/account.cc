@@ -1120,6 +1120,113 @@ class IndexedDocumentSource : public query::DocumentSource {
   size_t next_ = 0;
 };
 
+// The documents of the scopes in the order of a query's single ORDER BY item, read from the
+// index at its path (value order, descending when the ORDER BY is), within `ranges`.
+class IndexOrderedDocumentSource : public query::DocumentSource {
+ public:
+  IndexOrderedDocumentSource(storage::Transaction& txn, int64_t container_seq,
+                             const std::vector<storage::DocumentScope>& scopes, const IndexLookup& scan,
+                             bool descending, const std::optional<std::vector<std::string>>& properties,
+                             uint64_t& entries_read)
+      : txn_(txn), container_seq_(container_seq), scopes_(scopes), scan_(scan), descending_(descending),
+        properties_(properties), entries_read_(entries_read), range_(descending ? scan.ranges.size() : 0) {}
+
+  bool in_order_by_order() const override { return true; }
+
+  Result<bool> Next(query::SourceDocument& doc) override {
+    while (group_next_ == group_.size()) {
+      if (exhausted_) return false;
+      COSMOS_RETURN_IF_ERROR(LoadGroup());
+    }
+    doc = std::move(group_[group_next_++]);
+    return true;
+  }
+
+ private:
+  static constexpr int64_t kBatch = 64;
+
+  bool InScopes(const std::string& key) const {
+    for (const storage::DocumentScope& scope : scopes_) {
+      if (scope.partition_key ? key == *scope.partition_key
+                              : key >= scope.min_key && (!scope.max_key || key < *scope.max_key)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  // The documents of the next run of equal values, in document position order: rows with equal
+  // sort keys must come in the order continuation tokens compare them (keys, then position).
+  Status LoadGroup() {
+    group_.clear();
+    group_next_ = 0;
+    std::optional<std::string> value;
+    for (;;) {
+      if (next_ == batch_.size()) {
+        COSMOS_ASSIGN_OR_RETURN(bool more, Fill());
+        if (!more) {
+          exhausted_ = true;
+          break;
+        }
+      }
+      if (value && batch_[next_].first != *value) break;  // the next run starts here
+      value = batch_[next_].first;
+      int64_t seq = batch_[next_++].second;
+      COSMOS_ASSIGN_OR_RETURN(auto record, txn_.FindDocumentBySeq(container_seq_, seq));
+      if (!record || IsExpired(*record, now_) || !InScopes(record->partition_key)) continue;
+      Json parsed = properties_ ? ParseSelectedProperties(record->body, *properties_)
+                                : Json::parse(record->body, nullptr, /*allow_exceptions=*/false);
+      if (parsed.is_discarded()) return Status::Internal("stored document is not valid JSON: " + record->id);
+      query::SourceDocument& doc = group_.emplace_back();
+      doc.json = std::make_shared<const Json>(std::move(parsed));
+      doc.bytes = record->body.size();
+      doc.position = Json::array({std::move(record->partition_key), std::move(record->id)});
+      doc.sort_key = *value;
+    }
+    std::sort(group_.begin(), group_.end(), [](const query::SourceDocument& a, const query::SourceDocument& b) {
+      return a.position < b.position;
+    });
+    return Status();
+  }
+
+  // The next batch of entries, moving to the next range when one is exhausted.
+  Result<bool> Fill() {
+    batch_.clear();
+    next_ = 0;
+    while (batch_.empty()) {
+      if (descending_ ? range_ == 0 : range_ == scan_.ranges.size()) return false;
+      const IndexValueRange& range = scan_.ranges[descending_ ? range_ - 1 : range_];
+      COSMOS_ASSIGN_OR_RETURN(batch_, txn_.ScanIndex(container_seq_, scan_.path, range.lower, range.lower_inclusive,
+                                                     range.upper, range.upper_inclusive, descending_, cursor_,
+                                                     kBatch));
+      entries_read_ += batch_.size();
+      if (batch_.empty()) {
+        cursor_.reset();
+        descending_ ? --range_ : ++range_;
+      } else {
+        cursor_ = batch_.back();
+      }
+    }
+    return true;
+  }
+
+  const int64_t now_ = NowSeconds();
+  storage::Transaction& txn_;
+  int64_t container_seq_;
+  const std::vector<storage::DocumentScope>& scopes_;
+  const IndexLookup& scan_;
+  bool descending_;
+  const std::optional<std::vector<std::string>>& properties_;
+  uint64_t& entries_read_;
+  size_t range_;
+  std::optional<std::pair<std::string, int64_t>> cursor_;
+  std::vector<std::pair<std::string, int64_t>> batch_;
+  size_t next_ = 0;
+  std::vector<query::SourceDocument> group_;  // the current run of equal values
+  size_t group_next_ = 0;
+  bool exhausted_ = false;
+};
+
 // The service's x-ms-documentdb-query-metrics format: key=value pairs separated by ';'.
 std::string FormatQueryMetrics(const query::QueryPage& page, double elapsed_ms) {
   char buffer[640];
@@ -1386,6 +1493,45 @@ std::vector<OrderByPath> OrderByPaths(const query::SelectQuery& query) {
   return paths;
 }
 
+// The index scan that yields a query's documents in its ORDER BY order, when one can: a single
+// ORDER BY item on an indexed path, one FROM source, no grouping, aggregate or DISTINCT. When the
+// WHERE clause bounds the same path, the scan keeps to those bounds (documents outside fail the
+// filter anyway); otherwise every document must have a scalar there, or the scan would miss the
+// ones that sort as undefined, arrays or objects.
+Result<std::optional<IndexLookup>> OrderedIndexScan(Transaction& txn, const ResolvedContainer& container,
+                                                    const query::BoundQuery& prepared,
+                                                    const std::optional<IndexLookup>& lookup, bool& descending) {
+  const query::SelectQuery& q = prepared.root();
+  const query::SelectInfo& info = prepared.info(q);
+  if (q.order_by.size() != 1 || q.from.size() != 1 || q.distinct || info.is_grouped() || info.is_aggregate() ||
+      info.container_subquery) {
+    return std::optional<IndexLookup>();
+  }
+  std::vector<OrderByPath> paths = OrderByPaths(q);
+  if (paths.size() != 1 || !container.indexing.IsIndexed(paths[0].path)) return std::optional<IndexLookup>();
+  descending = paths[0].descending;
+  IndexLookup scan;
+  scan.path = IndexPathText(paths[0].path);
+  if (lookup && lookup->path == scan.path) {
+    scan.ranges = lookup->ranges;
+  } else {
+    // A selective equality elsewhere names few documents: sorting them beats walking the order.
+    if (lookup && lookup->equality) return std::optional<IndexLookup>();
+    COSMOS_ASSIGN_OR_RETURN(auto stored, txn.MeasureKeyRange(container.container.seq, "", kMaxEffectivePartitionKey));
+    COSMOS_ASSIGN_OR_RETURN(int64_t entries, txn.CountIndexEntries(container.container.seq, scan.path));
+    if (entries != stored.document_count) return std::optional<IndexLookup>();
+    scan.ranges.push_back({std::string(1, kIndexTypeNull), true, std::string(1, kIndexTypeString + 1), false});
+  }
+  std::sort(scan.ranges.begin(), scan.ranges.end(),
+            [](const IndexValueRange& a, const IndexValueRange& b) { return a.lower < b.lower; });
+  scan.ranges.erase(std::unique(scan.ranges.begin(), scan.ranges.end(),
+                                [](const IndexValueRange& a, const IndexValueRange& b) {
+                                  return a.lower == b.lower && a.upper == b.upper;
+                                }),
+                    scan.ranges.end());
+  return std::optional<IndexLookup>(std::move(scan));
+}
+
 bool NeedsClientPipeline(const Json& query_info) {
   return query_info["distinctType"] != "None" || !query_info["top"].is_null() || !query_info["offset"].is_null() ||
          !query_info["limit"].is_null() || !query_info["orderBy"].empty() || !query_info["aggregates"].empty() ||
@@ -1489,6 +1635,12 @@ Result<QueryResponse> Account::QueryItems(const QueryRequest& request) {
   if (!container->index_build) {
     lookup = ChooseIndexLookup(container->indexing, query::FindIndexPredicates(prepared->root(), body.parameters));
   }
+  // ORDER BY from the index: a page reads only as far as its rows reach.
+  bool descending = false;
+  std::optional<IndexLookup> ordered;
+  if (!container->index_build) {
+    COSMOS_ASSIGN_OR_RETURN(ordered, OrderedIndexScan(txn, *container, *prepared, lookup, descending));
+  }
   uint64_t index_entries_read = 0;
   query::OpenSource open_source = [&](const Json* start) -> Result<std::unique_ptr<query::DocumentSource>> {
     std::optional<storage::DocumentPosition> start_position;
@@ -1497,6 +1649,11 @@ Result<QueryResponse> Account::QueryItems(const QueryRequest& request) {
         return Status::BadRequest("Invalid continuation token: the query cannot resume from it.");
       }
       start_position = storage::DocumentPosition{(*start)[0].get<std::string>(), (*start)[1].get<std::string>()};
+    }
+    if (ordered && start == nullptr) {
+      return std::unique_ptr<query::DocumentSource>(new IndexOrderedDocumentSource(
+          txn, container->container.seq, scopes, *ordered, descending, prepared->document_properties(),
+          index_entries_read));
     }
     if (lookup) {
       return std::unique_ptr<query::DocumentSource>(new IndexedDocumentSource(
@@ -1847,6 +2004,7 @@ Result<bool> Account::ContinueIndexBuilds(int64_t limit) {
 namespace {
 
 constexpr char kOfferMissingMessage[] = "The offer with the specified id does not exist in the system.";
+constexpr char kServerlessOffersMessage[] = "Reading or replacing offers is not supported for serverless accounts.";
 constexpr char kRequestRateTooLargeMessage[] =
     "Request rate is large. More Request Units may be needed, so no changes were made. Please retry this request "
     "later. Learn more: http://aka.ms/cosmosdb-error-429";
@@ -1859,6 +2017,12 @@ Result<OfferRecord> FindOfferByRid(Transaction& txn, const std::string& offer_ri
   COSMOS_ASSIGN_OR_RETURN(auto offer, txn.FindOfferBySeq(*seq));
   if (!offer) return Status::NotFound(kOfferMissingMessage);
   return std::move(*offer);
+}
+
+// The lowest manual RU/s an offer may be set to, from the most it ever had.
+int64_t MinimumThroughputOf(const Json& offer) {
+  const Json& parameters = offer["content"].value("offerMinimumThroughputParameters", Json::object());
+  return MinimumThroughput(parameters.value("maxThroughputEverProvisioned", int64_t{0}));
 }
 
 // Ranges of a container online after splitting the widest ones until there are `wanted`.
@@ -1892,9 +2056,11 @@ Status Account::InsertOffer(Transaction& txn, bool is_database, int64_t resource
 }
 
 Result<ResourceResponse> Account::ReadOffer(const std::string& offer_rid) {
+  if (options_.serverless) return Status::BadRequest(kServerlessOffersMessage);
   COSMOS_ASSIGN_OR_RETURN(auto txn, store_->BeginRead());
   COSMOS_ASSIGN_OR_RETURN(auto offer, FindOfferByRid(txn, offer_rid));
   ResourceResponse response;
+  response.offer_min_throughput = MinimumThroughputOf(Json::parse(offer.body));
   response.etag = EtagOf(offer.body);
   response.body = std::move(offer.body);
   response.request_charge = MetadataReadCharge();
@@ -1902,6 +2068,7 @@ Result<ResourceResponse> Account::ReadOffer(const std::string& offer_rid) {
 }
 
 Result<FeedResponse> Account::ListOffers(const FeedOptions& options) {
+  if (options_.serverless) return Status::BadRequest(kServerlessOffersMessage);
   COSMOS_ASSIGN_OR_RETURN(int64_t after, SeqContinuation(options.continuation));
   int64_t page_size = PageSize(options.max_item_count);
   COSMOS_ASSIGN_OR_RETURN(auto txn, store_->BeginRead());
@@ -1920,6 +2087,7 @@ Result<FeedResponse> Account::ListOffers(const FeedOptions& options) {
 }
 
 Result<QueryResponse> Account::QueryOffers(const QueryRequest& request) {
+  if (options_.serverless) return Status::BadRequest(kServerlessOffersMessage);
   std::vector<std::pair<int64_t, std::string>> bodies;
   {
     COSMOS_ASSIGN_OR_RETURN(auto txn, store_->BeginRead());
@@ -1931,6 +2099,7 @@ Result<QueryResponse> Account::QueryOffers(const QueryRequest& request) {
 
 Result<ResourceResponse> Account::ReplaceOffer(const std::string& offer_rid, const std::string& body,
                                                const Preconditions& preconditions) {
+  if (options_.serverless) return Status::BadRequest(kServerlessOffersMessage);
   COSMOS_ASSIGN_OR_RETURN(auto replacement, ParseObject(body, "offer"));
   COSMOS_ASSIGN_OR_RETURN(auto throughput, ThroughputOfOffer(replacement));
   COSMOS_ASSIGN_OR_RETURN(auto txn, store_->BeginWrite());
@@ -1962,6 +2131,7 @@ Result<ResourceResponse> Account::ReplaceOffer(const std::string& offer_rid, con
   containers_.Clear();
   COSMOS_RETURN_IF_ERROR(txn.Commit());
   ResourceResponse response;
+  response.offer_min_throughput = MinimumThroughput(max_ever);
   response.body = std::move(updated);
   response.etag = std::move(etag);
   response.request_charge = MetadataWriteCharge();

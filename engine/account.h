@@ -50,6 +50,8 @@ struct ResourceResponse {
   std::string resource_usage;
   // Container reads: how far the index build for the current policy is (100: done).
   int64_t index_transformation_progress = -1;
+  // Offers: the lowest manual RU/s a replace may ask for (x-ms-cosmos-min-throughput).
+  int64_t offer_min_throughput = 0;
 };
 
 // One page of a feed (list of databases, containers or documents).

@@ -84,6 +84,7 @@ std::optional<IndexLookup> ChooseIndexLookup(const IndexingPolicy& policy,
   lookup.path = IndexPathText(best->path);
   switch (best->kind) {
     case IndexPredicate::Kind::kEquals:
+      lookup.equality = true;
       for (const Json& value : best->values) {
         std::string encoded = *EncodeIndexValue(value);
         lookup.ranges.push_back({encoded, true, encoded, true});

@@ -24,6 +24,7 @@ struct IndexValueRange {
 struct IndexLookup {
   std::string path;                    // as index entries store it: "/a/[]/b"
   std::vector<IndexValueRange> ranges;
+  bool equality = false;               // equality or IN: every range is one value
 };
 
 // nullopt: no predicate can use the index; the query scans.

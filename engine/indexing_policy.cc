@@ -306,8 +306,7 @@ Status IndexingPolicy::CheckOrderBy(const std::vector<OrderByPath>& items) const
   }
   if (items.size() == 1) {
     if (IsIndexed(items[0].path)) return Status();
-    return Status::BadRequest(
-        "The order by item requires a range index to be defined on the corresponding index path.");
+    return Status::BadRequest("The index path corresponding to the specified order-by item is excluded.");
   }
   for (const CompositeIndex& index : composites_) {
     if (index.paths.size() != items.size()) continue;

@@ -8,10 +8,11 @@ namespace {
 
 int64_t RoundUp(int64_t value, int64_t step) { return (value + step - 1) / step * step; }
 
+// The service's wording, with this resource's minimum.
 Status BelowMinimum(const char* what, int64_t given, int64_t minimum, int64_t step) {
-  return Status::BadRequest(std::string("The ") + what + " " + std::to_string(given) +
-                            " is invalid: it must be at least " + std::to_string(minimum) + " RU/s and a multiple of " +
-                            std::to_string(step) + ".");
+  return Status::BadRequest(std::string("The offer should have valid ") + what + " values between " +
+                            std::to_string(minimum) + " and 1000000 inclusive in increments of " +
+                            std::to_string(step) + " (got " + std::to_string(given) + ").");
 }
 
 }  // namespace
@@ -25,16 +26,18 @@ int64_t MinimumAutoscaleMax(int64_t max_ever_provisioned) {
 }
 
 Status ValidateThroughput(const ContainerThroughput& throughput, int64_t max_ever_provisioned) {
+  constexpr int64_t kMaximum = 1000000;
   if (throughput.autoscale_max > 0) {
     int64_t minimum = MinimumAutoscaleMax(max_ever_provisioned);
-    if (throughput.autoscale_max < minimum || throughput.autoscale_max % 1000 != 0) {
+    if (throughput.autoscale_max < minimum || throughput.autoscale_max > kMaximum ||
+        throughput.autoscale_max % 1000 != 0) {
       return BelowMinimum("autoscale maximum throughput", throughput.autoscale_max, minimum, 1000);
     }
     return Status();
   }
   int64_t minimum = MinimumThroughput(max_ever_provisioned);
-  if (throughput.manual < minimum || throughput.manual % 100 != 0) {
-    return BelowMinimum("offer throughput", throughput.manual, minimum, 100);
+  if (throughput.manual < minimum || throughput.manual > kMaximum || throughput.manual % 100 != 0) {
+    return BelowMinimum("throughput", throughput.manual, minimum, 100);
   }
   return Status();
 }

@@ -392,14 +392,17 @@ Result<HttpResponse> RequestHandler::Dispatch(const HttpRequest& request, const 
         }
         return WrongMethod(request);
       }
-      if (method == "GET") {
-        COSMOS_ASSIGN_OR_RETURN(auto offer, account_.ReadOffer(path.ids[0]));
-        return FromResource(std::move(offer), 200, false);
-      }
-      if (method == "PUT") {
-        COSMOS_RETURN_IF_ERROR(RequireJsonBody(request));
-        COSMOS_ASSIGN_OR_RETURN(auto replaced, account_.ReplaceOffer(path.ids[0], request.body, PreconditionsOf(request)));
-        return FromResource(std::move(replaced), 200, false);
+      if (method == "GET" || method == "PUT") {
+        if (method == "PUT") COSMOS_RETURN_IF_ERROR(RequireJsonBody(request));
+        COSMOS_ASSIGN_OR_RETURN(auto offer, method == "GET" ? account_.ReadOffer(path.ids[0])
+                                                            : account_.ReplaceOffer(path.ids[0], request.body,
+                                                                                    PreconditionsOf(request)));
+        int64_t minimum = offer.offer_min_throughput;
+        HttpResponse response = FromResource(std::move(offer), 200, false);
+        // Splits for a larger throughput happen within the replace: nothing is left pending.
+        response.AddHeader(headers::kOfferReplacePending, "false");
+        response.AddHeader(headers::kMinThroughput, std::to_string(minimum));
+        return response;
       }
       return WrongMethod(request);
 

@@ -350,6 +350,38 @@ Result<std::vector<DocumentPosition>> Transaction::LookupIndex(int64_t container
   });
 }
 
+Result<std::vector<std::pair<std::string, int64_t>>> Transaction::ScanIndex(
+    int64_t container_seq, std::string_view path, std::string_view lower, bool lower_inclusive,
+    std::string_view upper, bool upper_inclusive, bool descending,
+    const std::optional<std::pair<std::string, int64_t>>& after, int64_t limit) {
+  std::string sql = "SELECT value, document_seq FROM index_entries WHERE container_seq = ? AND path = ? AND value ";
+  sql += lower_inclusive ? ">= ?" : "> ?";
+  if (!upper.empty()) sql += upper_inclusive ? " AND value <= ?" : " AND value < ?";
+  // The cursor as a row-value comparison: SQLite turns it into a seek on the primary key.
+  if (after) sql += descending ? " AND (value, document_seq) < (?, ?)" : " AND (value, document_seq) > (?, ?)";
+  sql += descending ? " ORDER BY value DESC, document_seq DESC LIMIT ?" : " ORDER BY value, document_seq LIMIT ?";
+  COSMOS_ASSIGN_OR_RETURN(auto* stmt, connection_->Prepare(sql));
+  stmt->Bind(1, container_seq).Bind(2, path).Bind(3, lower);
+  int next = 4;
+  if (!upper.empty()) stmt->Bind(next++, upper);
+  if (after) {
+    stmt->Bind(next++, after->first);
+    stmt->Bind(next++, after->second);
+  }
+  stmt->Bind(next, limit);
+  return CollectRows<std::pair<std::string, int64_t>>(stmt, [](const sqlite::Statement& row) {
+    return std::make_pair(row.ColumnText(0), row.ColumnInt(1));
+  });
+}
+
+Result<int64_t> Transaction::CountIndexEntries(int64_t container_seq, std::string_view path) {
+  COSMOS_ASSIGN_OR_RETURN(auto* stmt, connection_->Prepare(
+      "SELECT count(*) FROM index_entries WHERE container_seq = ? AND path = ?"));
+  stmt->Bind(1, container_seq).Bind(2, path);
+  COSMOS_ASSIGN_OR_RETURN(bool has_row, stmt->Step());
+  return has_row ? stmt->ColumnInt(0) : 0;
+}
+
 Status Transaction::StartIndexBuild(int64_t container_seq) {
   for (const char* sql : {"DELETE FROM index_entries WHERE container_seq = ?1",
                           "INSERT OR REPLACE INTO index_builds(container_seq, after_seq, total, done) "

@@ -176,6 +176,15 @@ class Transaction {
                                                     std::string_view lower, bool lower_inclusive,
                                                     std::string_view upper, bool upper_inclusive,
                                                     const DocumentScope& scope);
+  // Index entries at `path` between the bounds (an empty upper bound is open), in value order
+  // (descending: reversed), after the (value, document_seq) cursor when given: up to `limit`
+  // (value, document_seq) pairs. Ties come in document_seq order (reversed when descending).
+  Result<std::vector<std::pair<std::string, int64_t>>> ScanIndex(
+      int64_t container_seq, std::string_view path, std::string_view lower, bool lower_inclusive,
+      std::string_view upper, bool upper_inclusive, bool descending,
+      const std::optional<std::pair<std::string, int64_t>>& after, int64_t limit);
+  // How many index entries `path` has (documents with a scalar there).
+  Result<int64_t> CountIndexEntries(int64_t container_seq, std::string_view path);
   // Index (re)builds: start one (dropping the container's entries), list, advance and finish.
   Status StartIndexBuild(int64_t container_seq);
   Result<std::vector<IndexBuild>> ListIndexBuilds();

@@ -87,10 +87,15 @@ Status EvaluateOverContainer(const SelectQuery& q, EvalContext& ctx, const OpenS
     for (const Value& v : inner) COSMOS_RETURN_IF_ERROR(runner.ConsumeFirstSource(v, &streamed));
   } else {
     COSMOS_ASSIGN_OR_RETURN(auto source, open_source(nullptr));
+    // A source in ORDER BY order: once the runner holds `keep` rows, only documents whose key ties
+    // with the one that filled it can still sort among them.
+    bool ordered = keep.has_value() && source->in_order_by_order() && q.order_by.size() == 1;
+    std::optional<std::string> boundary;
     SourceDocument doc;
     while (true) {
       COSMOS_ASSIGN_OR_RETURN(bool more, source->Next(doc));
       if (!more) break;
+      if (boundary && doc.sort_key != *boundary) break;
       ctx.stats.documents_loaded++;
       ctx.stats.document_bytes += doc.bytes;
       Row row(1);
@@ -99,6 +104,7 @@ Status EvaluateOverContainer(const SelectQuery& q, EvalContext& ctx, const OpenS
       Status consumed = runner.Consume(row, &streamed);
       ctx.document_position = nullptr;
       COSMOS_RETURN_IF_ERROR(consumed);
+      if (ordered && !boundary && runner.rows_collected() >= *keep) boundary = doc.sort_key;
     }
   }
   return runner.Finish(streamed, out, origins);

@@ -29,6 +29,9 @@ struct SourceDocument {
   std::shared_ptr<const Json> json;
   size_t bytes = 0;
   Json position;  // opaque to the executor; handed back to OpenSource to resume
+  // Sources in ORDER BY order: the document's sort key, as the source orders it; equal keys are
+  // equal strings.
+  std::string sort_key;
 };
 
 class DocumentSource {
@@ -36,6 +39,10 @@ class DocumentSource {
   virtual ~DocumentSource() = default;
   // Fills `doc` with the next document; false at the end.
   virtual Result<bool> Next(SourceDocument& doc) = 0;
+  // True when the source yields every document the query can sort, in the order of the query's
+  // (single) ORDER BY item, with sort_key set: a sorted select may then stop reading once it
+  // holds the rows it needs and a greater key arrives.
+  virtual bool in_order_by_order() const { return false; }
 };
 
 // Opens the container's documents in a stable order, starting at `start` (inclusive) when given.

@@ -33,6 +33,8 @@ class SelectRunner {
   ~SelectRunner();
 
   bool streaming() const { return streaming_; }
+  // Rows a sorted select has collected so far (before TOP/OFFSET/LIMIT and pruning).
+  uint64_t rows_collected() const { return sequence_; }
 
   // Feeds one input row (its enclosing slots filled). Streaming selects append their projected
   // rows to `streamed` (TOP/OFFSET/LIMIT not applied: the caller pages them).
