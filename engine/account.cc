@@ -1120,8 +1120,9 @@ class IndexedDocumentSource : public query::DocumentSource {
   size_t next_ = 0;
 };
 
-// The documents of the scopes in the order of a query's single ORDER BY item, read from the
-// index at its path (value order, descending when the ORDER BY is), within `ranges`.
+// The documents of the scopes in the order of a query's ORDER BY, read from the index at its
+// path (one item) or from its composite index (several), backwards when `descending`, within
+// the scan's ranges.
 class IndexOrderedDocumentSource : public query::DocumentSource {
  public:
   IndexOrderedDocumentSource(storage::Transaction& txn, int64_t container_seq,
@@ -1503,24 +1504,40 @@ Result<std::optional<IndexLookup>> OrderedIndexScan(Transaction& txn, const Reso
                                                     const std::optional<IndexLookup>& lookup, bool& descending) {
   const query::SelectQuery& q = prepared.root();
   const query::SelectInfo& info = prepared.info(q);
-  if (q.order_by.size() != 1 || q.from.size() != 1 || q.distinct || info.is_grouped() || info.is_aggregate() ||
+  if (q.order_by.empty() || q.from.size() != 1 || q.distinct || info.is_grouped() || info.is_aggregate() ||
       info.container_subquery) {
     return std::optional<IndexLookup>();
   }
   std::vector<OrderByPath> paths = OrderByPaths(q);
-  if (paths.size() != 1 || !container.indexing.IsIndexed(paths[0].path)) return std::optional<IndexLookup>();
-  descending = paths[0].descending;
+  if (paths.size() != q.order_by.size()) return std::optional<IndexLookup>();
   IndexLookup scan;
-  scan.path = IndexPathText(paths[0].path);
+  IndexValueRange every_value;
+  if (paths.size() == 1) {
+    if (!container.indexing.IsIndexed(paths[0].path)) return std::optional<IndexLookup>();
+    descending = paths[0].descending;
+    scan.path = IndexPathText(paths[0].path);
+    every_value = {std::string(1, kIndexTypeNull), true, std::string(1, kIndexTypeString + 1), false};
+  } else {
+    // Several items: the composite index that CheckOrderBy found, read backwards when the query
+    // inverts its directions. Its values are component tuples (EncodeCompositeValue), whose
+    // first byte is never 0xff.
+    auto composite = container.indexing.FindCompositeIndex(paths);
+    if (!composite) return std::optional<IndexLookup>();
+    descending = composite->backwards;
+    scan.path = composite->entry_path;
+    every_value = {std::string(), true, std::string(1, '\xff'), false};
+  }
   if (lookup && lookup->path == scan.path) {
     scan.ranges = lookup->ranges;
   } else {
     // A selective equality elsewhere names few documents: sorting them beats walking the order.
     if (lookup && lookup->equality) return std::optional<IndexLookup>();
+    // The index order holds every document only when each has an entry on the path (a scalar
+    // there, or at every path of the composite index); otherwise the query sorts what it reads.
     COSMOS_ASSIGN_OR_RETURN(auto stored, txn.MeasureKeyRange(container.container.seq, "", kMaxEffectivePartitionKey));
     COSMOS_ASSIGN_OR_RETURN(int64_t entries, txn.CountIndexEntries(container.container.seq, scan.path));
     if (entries != stored.document_count) return std::optional<IndexLookup>();
-    scan.ranges.push_back({std::string(1, kIndexTypeNull), true, std::string(1, kIndexTypeString + 1), false});
+    scan.ranges.push_back(std::move(every_value));
   }
   std::sort(scan.ranges.begin(), scan.ranges.end(),
             [](const IndexValueRange& a, const IndexValueRange& b) { return a.lower < b.lower; });
@@ -1915,7 +1932,8 @@ Result<int64_t> Account::SweepExpiredDocuments(int64_t now, int64_t limit) {
 
 Status Account::UpgradeDataFile() {
   int version = store_->opened_schema_version();
-  if (version == 0 || version >= 4) return Status();
+  if (version == 0 || version >= 5) return Status();
+  if (version == 4) return RebuildCompositeIndexes();
   if (version == 1) COSMOS_RETURN_IF_ERROR(RekeyDocuments());
   // Before version 4 there were neither offers nor index entries: every container gets the
   // default offer (unless its database shares throughput) and an index build.
@@ -1933,6 +1951,24 @@ Status Account::UpgradeDataFile() {
       std::string rid = ResourceId::ForContainer(database.seq, container.seq);
       COSMOS_RETURN_IF_ERROR(InsertOffer(txn, /*is_database=*/false, container.seq,
                                          ContainerSelf(ResourceId::ForDatabase(database.seq), rid), rid, throughput));
+    }
+  }
+  containers_.Clear();
+  return txn.Commit();
+}
+
+// Version 4 kept no composite index entries: containers with composite indexes rebuild theirs.
+Status Account::RebuildCompositeIndexes() {
+  COSMOS_ASSIGN_OR_RETURN(auto txn, store_->BeginWrite());
+  COSMOS_ASSIGN_OR_RETURN(auto databases, txn.ListDatabases());
+  for (const auto& database : databases) {
+    COSMOS_ASSIGN_OR_RETURN(auto containers, txn.ListContainers(database.seq));
+    for (const auto& container : containers) {
+      Json body = Json::parse(container.body, nullptr, /*allow_exceptions=*/false);
+      Json policy = body.is_object() ? body.value("indexingPolicy", Json::object()) : Json::object();
+      if (policy.is_object() && !policy.value("compositeIndexes", Json::array()).empty()) {
+        COSMOS_RETURN_IF_ERROR(txn.StartIndexBuild(container.seq));
+      }
     }
   }
   containers_.Clear();

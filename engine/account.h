@@ -285,6 +285,8 @@ class Account {
   std::string NewEtag();
   // Schema version 1 files: every document gets its effective-partition-key storage key.
   Status RekeyDocuments();
+  // Schema version 4 files: containers with composite indexes rebuild their index entries.
+  Status RebuildCompositeIndexes();
   // Creates the offer of a database or container inside `txn`.
   Status InsertOffer(storage::Transaction& txn, bool is_database, int64_t resource_seq, const std::string& resource_self,
                      const std::string& resource_rid, const ContainerThroughput& throughput);

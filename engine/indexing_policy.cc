@@ -261,7 +261,55 @@ std::vector<storage::IndexEntry> IndexingPolicy::IndexEntries(const Json& docume
   ForEachIndexed(document, [&entries](const DocumentPath& path, const Json& value) {
     if (std::optional<std::string> encoded = EncodeIndexValue(value)) entries.push_back({IndexPathText(path), *encoded});
   });
+  if (disabled_ || !document.is_object()) return entries;
+  for (const CompositeIndex& index : composites_) {
+    std::vector<std::pair<std::string, bool>> components;
+    for (const OrderByPath& item : index.paths) {
+      const Json* node = &document;
+      for (const std::string& step : item.path) {
+        auto member = node->is_object() ? node->find(step) : node->end();
+        if (!node->is_object() || member == node->end()) {
+          node = nullptr;
+          break;
+        }
+        node = &*member;
+      }
+      std::optional<std::string> encoded = node ? EncodeIndexValue(*node) : std::nullopt;
+      if (!encoded) break;  // a missing or non-scalar value: the document has no entry here
+      components.emplace_back(std::move(*encoded), item.descending);
+    }
+    if (components.size() == index.paths.size()) {
+      entries.push_back({CompositeEntryPath(index.paths), EncodeCompositeValue(components)});
+    }
+  }
   return entries;
+}
+
+std::string CompositeEntryPath(const std::vector<OrderByPath>& paths) {
+  std::string text = "composite:";
+  for (size_t i = 0; i < paths.size(); ++i) {
+    if (i > 0) text += ',';
+    text += IndexPathText(paths[i].path);
+    text += paths[i].descending ? " desc" : " asc";
+  }
+  return text;
+}
+
+std::string EncodeCompositeValue(const std::vector<std::pair<std::string, bool>>& components) {
+  std::string value;
+  for (const auto& [encoded, descending] : components) {
+    size_t start = value.size();
+    for (char byte : encoded) {
+      value += byte;
+      if (byte == '\0') value += '\xff';
+    }
+    value += '\0';
+    value += '\x01';
+    if (descending) {
+      for (size_t i = start; i < value.size(); ++i) value[i] = static_cast<char>(~value[i]);
+    }
+  }
+  return value;
 }
 
 std::optional<std::string> EncodeIndexValue(const Json& value) {
@@ -308,6 +356,14 @@ Status IndexingPolicy::CheckOrderBy(const std::vector<OrderByPath>& items) const
     if (IsIndexed(items[0].path)) return Status();
     return Status::BadRequest("The index path corresponding to the specified order-by item is excluded.");
   }
+  if (FindCompositeIndex(items)) return Status();
+  return Status::BadRequest(
+      "The order by query does not have a corresponding composite index that it can be served from.");
+}
+
+std::optional<IndexingPolicy::CompositeOrder> IndexingPolicy::FindCompositeIndex(
+    const std::vector<OrderByPath>& items) const {
+  if (disabled_) return std::nullopt;
   for (const CompositeIndex& index : composites_) {
     if (index.paths.size() != items.size()) continue;
     bool same = true, inverted = true;
@@ -319,10 +375,9 @@ Status IndexingPolicy::CheckOrderBy(const std::vector<OrderByPath>& items) const
       same &= index.paths[i].descending == items[i].descending;
       inverted &= index.paths[i].descending != items[i].descending;
     }
-    if (same || inverted) return Status();
+    if (same || inverted) return CompositeOrder{CompositeEntryPath(index.paths), !same};
   }
-  return Status::BadRequest(
-      "The order by query does not have a corresponding composite index that it can be served from.");
+  return std::nullopt;
 }
 
 }  // namespace cosmos::engine

@@ -45,12 +45,22 @@ class IndexingPolicy {
   // _etag, _attachments and _ts are not counted). Write charges grow with it.
   int64_t CountIndexedTerms(const Json& document) const;
   // The index entries of a document: one per indexed scalar (as counted above), with its path
-  // ("/tags/[]") and its value encoded by EncodeIndexValue.
+  // ("/tags/[]") and its value encoded by EncodeIndexValue; then one per composite index whose
+  // paths all hold scalars in the document, stored under CompositeEntryPath with the values
+  // encoded by EncodeCompositeValue. Write charges count them all.
   std::vector<storage::IndexEntry> IndexEntries(const Json& document) const;
   // Checks that an ORDER BY can be served as the service requires: one item needs a range index
   // on its path; several need a composite index with the same paths in the same order and
   // directions all equal or all inverted. kBadRequest with the service's message otherwise.
   Status CheckOrderBy(const std::vector<OrderByPath>& items) const;
+
+  // The composite index that serves an ORDER BY of several items: the path its entries are
+  // stored under, and whether the ORDER BY reads them backwards (every direction inverted).
+  struct CompositeOrder {
+    std::string entry_path;
+    bool backwards = false;
+  };
+  std::optional<CompositeOrder> FindCompositeIndex(const std::vector<OrderByPath>& items) const;
 
  private:
   struct Rule {
@@ -86,6 +96,16 @@ inline constexpr char kIndexTypeNull = '0', kIndexTypeFalse = '1', kIndexTypeTru
                       kIndexTypeString = '4';
 // The text of a path as index entries store it: {"tags", "[]"} -> "/tags/[]".
 std::string IndexPathText(const DocumentPath& path);
+
+// The path of a composite index's entries: "composite:/a asc,/b desc" (never a document path,
+// which starts with '/').
+std::string CompositeEntryPath(const std::vector<OrderByPath>& paths);
+
+// A composite index value from its components' EncodeIndexValue texts and directions. Each
+// component is escaped (0x00 -> 0x00 0xFF) and terminated (0x00 0x01), so none is a prefix of
+// another, and inverted byte by byte when its path is descending: the bytes of whole values then
+// sort in the composite index's order.
+std::string EncodeCompositeValue(const std::vector<std::pair<std::string, bool>>& components);
 
 // Splits "/a/\"b c\"/[]/?" into {"a", "b c", "[]", "?"}: quotes removed, terminal kept.
 std::vector<std::string> SplitIndexPath(const std::string& path);

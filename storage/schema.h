@@ -4,6 +4,8 @@
 
 namespace cosmos::storage {
 
+// Schema version 5 stores composite index entries (the same table, under "composite:" paths);
+// the engine rebuilds the index of a version 4 container that has composite indexes.
 // Schema version 4 adds index_entries (and offers); a version 3 file gets both tables empty, and
 // the engine builds the index of every container in the background.
 // Schema version 3. Documents sit in an ordinary rowid table: ~1 KB bodies in a WITHOUT ROWID
@@ -11,7 +13,7 @@ namespace cosmos::storage {
 // The unique index on (container, partition_key, id) makes each logical partition one index
 // range; the engine starts every partition_key with the effective partition key, so that each
 // physical partition (a range of effective keys) is one index range too. AUTOINCREMENT keeps sequence numbers (and so resource ids) from ever being reused.
-inline constexpr int kSchemaVersion = 4;
+inline constexpr int kSchemaVersion = 5;
 // Applied after kSchemaSql, once an older file has its expires_at column (version 3).
 inline constexpr char kExpiryIndexSql[] =
     "CREATE INDEX IF NOT EXISTS documents_by_expiry ON documents(expires_at) WHERE expires_at IS NOT NULL;";

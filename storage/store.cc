@@ -764,9 +764,10 @@ Result<std::unique_ptr<Store>> Store::Open(const StoreOptions& options) {
     COSMOS_RETURN_IF_ERROR(connection->Execute("ALTER TABLE documents ADD COLUMN expires_at INTEGER"));
   }
   COSMOS_RETURN_IF_ERROR(connection->Execute(kExpiryIndexSql));
-  // A new file or one of version 2 or 3 is current at once (the engine builds the indexes and
-  // offers a version 3 file lacks); a version 1 file when the engine has rekeyed it.
-  if (version == 0 || version == 2 || version == 3) {
+  // A new file or one of version 2 to 4 is current at once (the engine builds the indexes and
+  // offers a version 3 file lacks, and the composite index entries of a version 4 file); a
+  // version 1 file when the engine has rekeyed it.
+  if (version == 0 || (version >= 2 && version < kSchemaVersion)) {
     COSMOS_RETURN_IF_ERROR(connection->Execute("PRAGMA user_version = " + std::to_string(kSchemaVersion)));
   }
   return std::unique_ptr<Store>(new Store(std::move(connection), version));

@@ -186,3 +186,57 @@ TEST_CASE("a version 3 data file gets offers and its indexes built in the backgr
   CHECK(Json::parse(offers->body)["Offers"][0]["content"]["offerThroughput"] == 400);
   std::filesystem::remove_all(dir);
 }
+
+TEST_CASE("a version 4 data file rebuilds the index of containers with composite indexes", "[upgrade]") {
+  auto dir = std::filesystem::temp_directory_path() / Numbered("cosmolite-upgrade4-test-", ::getpid());
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  StoreOptions options;
+  options.path = (dir / "data.db").string();
+  ContainerAddress composite{ResourceName{"db"}, ResourceName{"composite"}};
+  ContainerAddress plain{ResourceName{"db"}, ResourceName{"plain"}};
+  {
+    auto store = Store::Open(options);
+    REQUIRE_OK(store);
+    Account account(std::move(store).value());
+    REQUIRE_OK(account.CreateDatabase(R"({"id":"db"})"));
+    REQUIRE_OK(account.CreateContainer(ResourceName{"db"}, R"({"id":"composite","partitionKey":{"paths":["/pk"]},
+        "indexingPolicy":{"compositeIndexes":[[{"path":"/a"},{"path":"/n","order":"descending"}]]}})"));
+    REQUIRE_OK(account.CreateContainer(ResourceName{"db"}, R"({"id":"plain","partitionKey":{"paths":["/pk"]}})"));
+    for (int i = 0; i < 20; ++i) {
+      std::string body = Json{{"id", Numbered("d", i)}, {"pk", Numbered("p", i % 5)}, {"a", i % 2}, {"n", i}}.dump();
+      REQUIRE_OK(account.CreateItem(ItemWrite{composite, KeyHeader(i), body, {}}));
+      REQUIRE_OK(account.CreateItem(ItemWrite{plain, KeyHeader(i), body, {}}));
+    }
+  }
+  {
+    // Version 4 kept no composite entries.
+    sqlite3* db = nullptr;
+    REQUIRE(sqlite3_open(options.path.c_str(), &db) == SQLITE_OK);
+    REQUIRE(sqlite3_exec(db, "DELETE FROM index_entries WHERE path LIKE 'composite:%'; PRAGMA user_version = 4;",
+                         nullptr, nullptr, nullptr) == SQLITE_OK);
+    sqlite3_close(db);
+  }
+  auto store = Store::Open(options);
+  REQUIRE_OK(store);
+  CHECK(store.value()->opened_schema_version() == 4);
+  Account account(std::move(store).value());
+  REQUIRE_OK(account.UpgradeDataFile());
+  CHECK(account.ReadContainer(composite)->index_transformation_progress == 0);
+  CHECK(account.ReadContainer(plain)->index_transformation_progress == 100);
+  for (;;) {
+    auto more = account.ContinueIndexBuilds(/*limit=*/64);
+    REQUIRE_OK(more);
+    if (!*more) break;
+  }
+  std::string body = R"({"query":"SELECT TOP 3 VALUE c.id FROM c ORDER BY c.a, c.n DESC"})";
+  QueryRequest query;
+  query.container = composite;
+  query.body = body;
+  query.enable_cross_partition = true;
+  auto ordered = account.QueryItems(query);
+  REQUIRE_OK(ordered);
+  CHECK(Json::parse(ordered->body)["Documents"] == Json::array({"d18", "d16", "d14"}));
+  CHECK(ordered->fan_out.documents_scanned == 3);  // read from the rebuilt composite index
+  std::filesystem::remove_all(dir);
+}

@@ -1,5 +1,7 @@
 #include "engine/indexing_policy.h"
 
+#include <algorithm>
+
 #include "engine/index_lookup.h"
 #include "query/parser/parser.h"
 
@@ -130,6 +132,62 @@ TEST_CASE("index entries: one per indexed scalar, with array elements under []",
   for (const auto& entry : entries) paths.push_back(entry.path);
   CHECK(paths == std::vector<std::string>{"/id", "/tags/[]", "/tags/[]", "/o/n"});
   CHECK(entries[1].value == "4a");
+}
+
+TEST_CASE("composite index values sort in the composite index's directions", "[indexing]") {
+  // Components chosen to trip a naive concatenation: prefixes ("a" < "ab"), an embedded NUL,
+  // and values of different types and lengths.
+  std::vector<Json> firsts = {nullptr, true, -1, 2, "", "a", std::string("a\0b", 3), "ab", "b"};
+  std::vector<Json> seconds = {false, 0, 10, "", "x", "xy"};
+  for (bool first_descending : {false, true}) {
+    for (bool second_descending : {false, true}) {
+      std::vector<std::pair<std::string, std::pair<size_t, size_t>>> encoded;
+      for (size_t i = 0; i < firsts.size(); ++i) {
+        for (size_t j = 0; j < seconds.size(); ++j) {
+          encoded.push_back({EncodeCompositeValue({{*EncodeIndexValue(firsts[i]), first_descending},
+                                                   {*EncodeIndexValue(seconds[j]), second_descending}}),
+                             {i, j}});
+        }
+      }
+      std::sort(encoded.begin(), encoded.end());
+      // The vectors above are in ascending order, so the index order is their positions'.
+      for (size_t k = 1; k < encoded.size(); ++k) {
+        auto [i0, j0] = encoded[k - 1].second;
+        auto [i1, j1] = encoded[k].second;
+        INFO(firsts[i0].dump() << "," << seconds[j0].dump() << " before " << firsts[i1].dump() << ","
+                               << seconds[j1].dump() << " (desc " << first_descending << second_descending << ")");
+        if (i0 != i1) {
+          CHECK((first_descending ? i0 > i1 : i0 < i1));
+        } else {
+          CHECK((second_descending ? j0 > j1 : j0 < j1));
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("index entries: one per composite index whose paths all hold scalars", "[indexing]") {
+  IndexingPolicy policy = PolicyOf(R"({"compositeIndexes":[
+      [{"path":"/cat","order":"ascending"},{"path":"/o/n","order":"descending"}],
+      [{"path":"/cat"},{"path":"/tags"}]]})");
+  auto composite_entries = [&](const char* document) {
+    std::vector<storage::IndexEntry> found;
+    for (auto& entry : policy.IndexEntries(Json::parse(document))) {
+      if (entry.path.rfind("composite:", 0) == 0) found.push_back(entry);
+    }
+    return found;
+  };
+  auto entries = composite_entries(R"({"id":"x","cat":"a","o":{"n":2},"tags":["t"]})");
+  REQUIRE(entries.size() == 1);  // tags is an array: no entry for the second index
+  CHECK(entries[0].path == "composite:/cat asc,/o/n desc");
+  CHECK(entries[0].value == EncodeCompositeValue({{"4a", false}, {*EncodeIndexValue(Json(2)), true}}));
+  CHECK(composite_entries(R"({"id":"x","cat":"a"})").empty());  // /o/n missing
+  CHECK(composite_entries(R"({"id":"x","cat":"a","o":{"n":null},"tags":3})").size() == 2);
+  auto order = policy.FindCompositeIndex({{{"cat"}, true}, {{"o", "n"}, false}});
+  REQUIRE(order);
+  CHECK(order->entry_path == "composite:/cat asc,/o/n desc");
+  CHECK(order->backwards);
+  CHECK_FALSE(policy.FindCompositeIndex({{{"cat"}, false}, {{"o", "n"}, false}}));
 }
 
 TEST_CASE("index lookups: the most selective predicate on an indexed path", "[indexing]") {

@@ -89,7 +89,7 @@ Status EvaluateOverContainer(const SelectQuery& q, EvalContext& ctx, const OpenS
     COSMOS_ASSIGN_OR_RETURN(auto source, open_source(nullptr));
     // A source in ORDER BY order: once the runner holds `keep` rows, only documents whose key ties
     // with the one that filled it can still sort among them.
-    bool ordered = keep.has_value() && source->in_order_by_order() && q.order_by.size() == 1;
+    bool ordered = keep.has_value() && source->in_order_by_order();
     std::optional<std::string> boundary;
     SourceDocument doc;
     while (true) {

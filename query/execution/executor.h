@@ -40,7 +40,7 @@ class DocumentSource {
   // Fills `doc` with the next document; false at the end.
   virtual Result<bool> Next(SourceDocument& doc) = 0;
   // True when the source yields every document the query can sort, in the order of the query's
-  // (single) ORDER BY item, with sort_key set: a sorted select may then stop reading once it
+  // ORDER BY items, with sort_key set: a sorted select may then stop reading once it
   // holds the rows it needs and a greater key arrives.
   virtual bool in_order_by_order() const { return false; }
 };
