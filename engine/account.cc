@@ -1930,6 +1930,12 @@ Result<int64_t> Account::SweepExpiredDocuments(int64_t now, int64_t limit) {
 
 // ---- Data file upgrade ---------------------------------------------------------------------
 
+Status Account::RunWriteBatch(const std::function<void()>& writes) {
+  store_->BeginBatch();
+  writes();
+  return store_->EndBatch();
+}
+
 Status Account::UpgradeDataFile() {
   int version = store_->opened_schema_version();
   if (version == 0 || version >= 5) return Status();

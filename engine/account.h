@@ -7,6 +7,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -191,6 +192,11 @@ class Account {
   // Brings a data file written by an older cosmolite up to date (documents keyed by effective
   // partition key, ranges for every container). Call once, before serving.
   Status UpgradeDataFile();
+
+  // Runs `writes` (calls of this account's methods, one after another on this thread) as one
+  // write batch: their storage writes share one commit (storage/store.h). A write's result may
+  // be acknowledged only when this returns OK; otherwise none of the batch's writes is durable.
+  Status RunWriteBatch(const std::function<void()>& writes);
 
   // Databases. Create returns kConflict if the id exists; the others kNotFound if missing.
   // Throughput given: the database shares it among its containers (an offer of its own).

@@ -12,6 +12,7 @@
 #include <boost/beast/ssl.hpp>
 #include <chrono>
 #include <condition_variable>
+#include <functional>
 #include <mutex>
 #include <optional>
 #include <thread>
@@ -44,11 +45,78 @@ class SessionControl {
   virtual void CloseWhenIdle() = 0;
 };
 
+// Runs write requests on one thread, in batches: whatever queued while one batch ran becomes the
+// next, and its writes share one commit (RequestHandler::HandleWrites). One thread rather than a
+// pool: SQLite takes one writer at a time anyway, and a single thread that wakes once per batch
+// spares the context switches of many threads taking turns at the store's lock.
+class WriteBatcher {
+ public:
+  using Done = std::function<void(HttpResponse)>;
+
+  explicit WriteBatcher(const RequestHandler& handler) : handler_(handler), thread_([this] { Loop(); }) {}
+  ~WriteBatcher() { Stop(); }
+
+  void Submit(HttpRequest request, Done done) {
+    bool idle;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      queue_.push_back({std::move(request), std::move(done)});
+      idle = idle_;
+    }
+    if (idle) wake_.notify_one();
+  }
+
+  // Answers what is queued, then ends the thread.
+  void Stop() {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      stopping_ = true;
+    }
+    wake_.notify_one();
+    if (thread_.joinable()) thread_.join();
+  }
+
+ private:
+  struct Pending {
+    HttpRequest request;
+    Done done;
+  };
+
+  void Loop() {
+    std::vector<Pending> batch;
+    std::vector<const HttpRequest*> requests;
+    for (;;) {
+      {
+        std::unique_lock<std::mutex> lock(mu_);
+        idle_ = true;
+        wake_.wait(lock, [&] { return stopping_ || !queue_.empty(); });
+        idle_ = false;
+        if (queue_.empty()) return;
+        batch.swap(queue_);
+      }
+      requests.clear();
+      for (const Pending& pending : batch) requests.push_back(&pending.request);
+      std::vector<HttpResponse> responses = handler_.HandleWrites(requests);
+      for (size_t index = 0; index < batch.size(); ++index) batch[index].done(std::move(responses[index]));
+      batch.clear();
+    }
+  }
+
+  const RequestHandler& handler_;
+  std::mutex mu_;
+  std::condition_variable wake_;
+  std::vector<Pending> queue_;  // guarded by mu_
+  bool idle_ = false;           // guarded by mu_: the thread waits for work
+  bool stopping_ = false;       // guarded by mu_
+  std::thread thread_;          // last: starts once the members above exist
+};
+
 struct ServerState {
-  ServerState(const RequestHandler& h, int worker_threads) : handler(h), workers(worker_threads) {}
+  ServerState(const RequestHandler& h, int query_threads) : handler(h), queries(query_threads), writes(h) {}
 
   const RequestHandler& handler;
-  net::thread_pool workers;  // runs write requests
+  net::thread_pool queries;  // runs queries, which may take long, off the I/O threads
+  WriteBatcher writes;       // runs every other request that is not a GET or HEAD
   std::atomic<bool> stopping{false};
   std::mutex mu;
   std::vector<std::weak_ptr<SessionControl>> sessions;  // guarded by mu
@@ -144,17 +212,18 @@ class HttpSession : public SessionControl {
       // Reads are short: answer them on the I/O thread.
       return Send(state_.handler.Handle(request), version, !keep_alive);
     }
-    // Writes go to the worker pool, where many can wait together for one group commit
-    // (see storage/store.h); the answer comes back to this connection's strand. The tracked
-    // executor counts as pending work, so a shutdown still sends the answer before Run() returns.
+    // Writes go to the write thread, queries to the query pool; the answer comes back to this
+    // connection's strand. The tracked executor counts as pending work, so a shutdown still
+    // sends the answer before Run() returns.
     auto strand = net::prefer(Self().stream().get_executor(), net::execution::outstanding_work.tracked);
-    net::post(state_.workers, [self = Self().shared_from_this(), strand, request = std::move(request),
-                               version, keep_alive]() mutable {
-      HttpResponse response = self->state_.handler.Handle(request);
+    auto answer = [self = Self().shared_from_this(), strand, version, keep_alive](HttpResponse response) {
       net::post(strand, [self, response = std::move(response), version, keep_alive]() mutable {
         self->Send(std::move(response), version, !keep_alive);
       });
-    });
+    };
+    if (RequestHandler::MayWrite(request)) return state_.writes.Submit(std::move(request), std::move(answer));
+    net::post(state_.queries, [self = Self().shared_from_this(), request = std::move(request),
+                               answer = std::move(answer)]() mutable { answer(self->state_.handler.Handle(request)); });
   }
 
   void Send(HttpResponse response, unsigned version, bool close) {
@@ -335,7 +404,8 @@ class HttpServer::Impl {
     }
     ioc_.run();
     for (auto& worker : workers) worker.join();
-    state_.workers.join();
+    state_.queries.join();
+    state_.writes.Stop();
     FinishWatchdog();
   }
 

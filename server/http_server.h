@@ -17,7 +17,7 @@ struct ServerOptions {
   std::string host = "127.0.0.1";
   unsigned short port = 8081;          // 0: any free port (see BoundPort)
   int threads = 2;                     // I/O threads; reads are answered on them
-  int worker_threads = 16;             // threads that run writes, so that writes can share commits
+  int worker_threads = 4;              // threads that run queries (writes have one thread of their own)
   std::string certificate_pem;         // empty: plain HTTP only
   std::string private_key_pem;
 };

@@ -29,7 +29,7 @@ struct Flags {
   std::string cert;
   std::string cert_key;
   int threads = static_cast<int>(std::max(2u, std::thread::hardware_concurrency()));
-  int workers = 16;
+  int workers = 4;
   std::string log_level = "info";
   bool sync_full = false;
   int min_physical_partitions = 1;
@@ -68,7 +68,7 @@ int main(int argc, char** argv) {
   app.add_option("--threads", flags.threads, "I/O threads")->envname("COSMOLITE_THREADS")->capture_default_str()
       ->check(CLI::Range(1, 256));
   app.add_option("--workers", flags.workers,
-                 "threads that run write requests; more concurrent writers share each commit")
+                 "threads that run queries (writes run on one thread, in batches that share a commit)")
       ->envname("COSMOLITE_WORKERS")->capture_default_str()->check(CLI::Range(1, 1024));
   app.add_option("--log-level", flags.log_level, "trace, debug, info, warn, error or off")
       ->envname("COSMOLITE_LOG_LEVEL")->capture_default_str();

@@ -295,6 +295,29 @@ HttpResponse RequestHandler::Handle(const HttpRequest& request) const {
   return response;
 }
 
+bool RequestHandler::MayWrite(const HttpRequest& request) {
+  return request.method != "GET" && request.method != "HEAD" && !(request.method == "POST" && IsQuery(request));
+}
+
+std::vector<HttpResponse> RequestHandler::HandleWrites(const std::vector<const HttpRequest*>& requests) const {
+  std::vector<HttpResponse> responses;
+  responses.reserve(requests.size());
+  Status committed = account_.RunWriteBatch([&] {
+    for (const HttpRequest* request : requests) responses.push_back(Handle(*request));
+  });
+  if (!committed.ok()) {
+    spdlog::error("a write batch of {} requests failed to commit: {}", requests.size(), committed.message());
+    for (HttpResponse& response : responses) {
+      if (response.status >= 300) continue;
+      std::string activity_id = response.FindHeader(headers::kActivityId).value_or("");
+      response = ErrorResponse(committed, activity_id);
+      response.AddHeader(headers::kRequestCharge, FormatCharge(0.0));
+      response.AddHeader(headers::kActivityId, activity_id);
+    }
+  }
+  return responses;
+}
+
 Result<HttpResponse> RequestHandler::Dispatch(const HttpRequest& request, const ResourcePath& path) const {
   const std::string& method = request.method;
   switch (path.kind) {

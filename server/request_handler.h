@@ -8,6 +8,7 @@
 #include <functional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "engine/account.h"
 #include "server/auth.h"
@@ -28,6 +29,14 @@ class RequestHandler {
   RequestHandler(engine::Account& account, MasterKeyAuth auth, HandlerOptions options);
 
   HttpResponse Handle(const HttpRequest& request) const;
+
+  // True for requests that may write: everything but GET, HEAD and queries. The server runs
+  // them through HandleWrites, in batches.
+  static bool MayWrite(const HttpRequest& request);
+  // Handles requests one after another as one write batch (engine::Account::RunWriteBatch):
+  // their writes share one commit. If that commit fails, every request of the batch that had
+  // succeeded is answered with the commit's error instead, since its write is not durable.
+  std::vector<HttpResponse> HandleWrites(const std::vector<const HttpRequest*>& requests) const;
 
  private:
   Result<HttpResponse> Dispatch(const HttpRequest& request, const ResourcePath& path) const;

@@ -787,6 +787,7 @@ Result<Transaction> Store::BeginWrite() {
     group_writes_ = 0;
     ++open_group_;
   }
+  if (std::this_thread::get_id() == batch_thread_) group_held_ = true;
   Status savepoint = connection_->Run("SAVEPOINT write");
   if (!savepoint.ok()) {
     (void)FinishWrite(lock, open_group_);
@@ -796,21 +797,40 @@ Result<Transaction> Store::BeginWrite() {
 }
 
 Status Store::FinishWrite(std::unique_lock<std::mutex>& lock, uint64_t group) {
-  if (writers_waiting_.load() > 0 && group_writes_ < kMaxWritesPerGroup) {
-    // Another writer will take the group over; wait for whoever commits it.
+  if (group_held_ && std::this_thread::get_id() == batch_thread_) return Status();  // EndBatch commits
+  if (group_held_ || (writers_waiting_.load() > 0 && group_writes_ < kMaxWritesPerGroup)) {
+    // Another writer (or the batch) will take the group over; wait for whoever commits it.
     group_committed_.wait(lock, [&] { return committed_group_ >= group; });
   } else {
-    Status status = group_writes_ > 0 ? connection_->Run("COMMIT") : connection_->Run("ROLLBACK");
-    if (!status.ok()) {
-      (void)connection_->Run("ROLLBACK");
-      failed_group_ = group;
-      failed_status_ = status;
-    }
-    group_open_ = false;
-    committed_group_ = group;
-    group_committed_.notify_all();
+    (void)CommitOpenGroup();
   }
   return failed_group_ == group ? failed_status_ : Status();
+}
+
+Status Store::CommitOpenGroup() {
+  Status status = group_writes_ > 0 ? connection_->Run("COMMIT") : connection_->Run("ROLLBACK");
+  if (!status.ok()) {
+    (void)connection_->Run("ROLLBACK");
+    failed_group_ = open_group_;
+    failed_status_ = status;
+  }
+  group_open_ = false;
+  committed_group_ = open_group_;
+  group_committed_.notify_all();
+  return status;
+}
+
+void Store::BeginBatch() {
+  std::lock_guard<std::mutex> lock(mu_);
+  batch_thread_ = std::this_thread::get_id();
+}
+
+Status Store::EndBatch() {
+  std::lock_guard<std::mutex> lock(mu_);
+  batch_thread_ = std::thread::id();
+  if (!group_held_) return Status();
+  group_held_ = false;
+  return CommitOpenGroup();
 }
 
 }  // namespace cosmos::storage

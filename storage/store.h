@@ -9,6 +9,12 @@
 // other writer waiting, commits the group, and every writer's Commit() returns only after that
 // COMMIT, so an acknowledged write is as durable as the store's sync mode. A reader that runs
 // while a group is open sees the group's released writes before they are committed.
+//
+// Write batches: a thread that runs many writes one after another (the server's write thread)
+// brackets them with BeginBatch/EndBatch. Its writes then join one group that stays open, its
+// Commit() returns as soon as the write is released into the group, and EndBatch commits the
+// group; other threads' writes that join it meanwhile wait for that COMMIT as usual. The batch's
+// writes are durable only once EndBatch returns OK, so its caller acknowledges them then.
 #pragma once
 
 #include <atomic>
@@ -19,6 +25,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -283,6 +290,12 @@ class Store {
   Result<Transaction> BeginRead();
   Result<Transaction> BeginWrite();
 
+  // A write batch of the calling thread (see the top of this file). Batches do not nest.
+  void BeginBatch();
+  // Commits the group holding the batch's writes (OK at once when it wrote nothing); on failure
+  // none of them is durable.
+  Status EndBatch();
+
   // The schema version the data file had when it was opened: 0 for a new file, 1 for a file whose
   // documents must be rekeyed (see Transaction::RekeyDocument), 2 or kSchemaVersion when current
   // (a version 2 file gains its expires_at column as it opens).
@@ -295,6 +308,9 @@ class Store {
   // Ends one write of the open group: passes the group on to a waiting writer, or commits it.
   // REQUIRES: `lock` holds mu_.
   Status FinishWrite(std::unique_lock<std::mutex>& lock, uint64_t group);
+  // Commits (or, with no released write, rolls back) the open group and wakes its writers.
+  // REQUIRES: mu_ held, group_open_.
+  Status CommitOpenGroup();
 
   // At most this many writes share one commit, bounding the latency of the first.
   static constexpr int kMaxWritesPerGroup = 256;
@@ -308,6 +324,8 @@ class Store {
   int group_writes_ = 0;                             // guarded by mu_
   uint64_t open_group_ = 0;                          // guarded by mu_: number of the latest group
   uint64_t committed_group_ = 0;                     // guarded by mu_: groups up to this one are done
+  std::thread::id batch_thread_;                     // guarded by mu_: the thread inside a batch, if any
+  bool group_held_ = false;                          // guarded by mu_: the open group holds batch writes
   uint64_t failed_group_ = 0;                        // guarded by mu_: the last group whose COMMIT failed
   Status failed_status_;                             // guarded by mu_
 };

@@ -1,6 +1,8 @@
 #include "storage/store.h"
 
+#include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <filesystem>
 #include <thread>
 
@@ -322,6 +324,49 @@ TEST_CASE("the WAL is checkpointed although reads stop before the last row", "[s
     }
     // 3,000 commits of a 1 KB document write far more than SQLite's 1,000-page checkpoint threshold.
     CHECK(std::filesystem::file_size(dir / "db.sqlite-wal") < 16u * 1024 * 1024);
+  }
+  std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("a write batch commits its writes once, at its end, with the writes that joined it", "[store]") {
+  auto dir = std::filesystem::temp_directory_path() / ("cosmolite-batch-test-" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  StoreOptions options;
+  options.path = (dir / "data.db").string();
+  {
+    auto [store, container] = SeedStore(options);
+    auto write = [&, container = container](int64_t seq, const std::string& id, bool commit) {
+      auto txn = store->BeginWrite();
+      if (!txn.ok()) return txn.status();
+      COSMOS_RETURN_IF_ERROR(txn->InsertDocument(container, Document(seq, "[1]", id, "{}")));
+      return commit ? txn->Commit() : cosmos::Status();  // not committed: rolls back this write only
+    };
+    store->BeginBatch();
+    REQUIRE_OK(write(1, "batch-1", true));  // returns at once: the batch's end commits it
+    REQUIRE_OK(write(2, "dropped", false));
+    std::atomic<bool> joined_committed{false};
+    std::thread other([&] {
+      if (write(3, "other-thread", true).ok()) joined_committed = true;
+    });
+    REQUIRE_OK(write(4, "batch-2", true));
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    CHECK_FALSE(joined_committed.load());  // it joined the batch's group, which is not committed yet
+    REQUIRE_OK(store->EndBatch());
+    other.join();
+    CHECK(joined_committed.load());
+  }
+  {
+    auto store = Store::Open(options);
+    REQUIRE_OK(store);
+    auto read = store.value()->BeginRead();
+    REQUIRE_OK(read);
+    auto rows = read->ListDocuments(1, cosmos::storage::DocumentScope::All(), std::nullopt, 10);
+    REQUIRE_OK(rows);
+    std::vector<std::string> ids;
+    for (const auto& row : *rows) ids.push_back(row.id);
+    std::sort(ids.begin(), ids.end());
+    CHECK(ids == std::vector<std::string>{"batch-1", "batch-2", "other-thread"});
   }
   std::filesystem::remove_all(dir);
 }
