@@ -723,10 +723,75 @@ Status Transaction::DeleteUniqueKeyEntries(int64_t container_seq, int64_t docume
   return stmt->Run();
 }
 
-Store::Store(std::unique_ptr<sqlite::Connection> connection, int opened_schema_version)
-    : opened_schema_version_(opened_schema_version), connection_(std::move(connection)) {}
+// Checkpoints the WAL on a thread and connection of its own, so that copying pages into the
+// database file, and its fsync, stay off the write path. Writers keep appending meanwhile; the
+// WAL starts over from its beginning once a checkpoint has caught up with it.
+class WalCheckpointer {
+ public:
+  // A commit that leaves the WAL at least this long (in pages) asks for a checkpoint: SQLite's
+  // own threshold.
+  static constexpr int kRequestPages = 1000;
+  // Past this (12 MB of 4 KB pages) the committing writer checkpoints too. Under steady writes
+  // the background pass always trails the latest commit, and the WAL can start over only after
+  // a checkpoint that caught up; the writer's pass, which has little left to copy, is that one.
+  static constexpr int kInlinePages = 3000;
 
-Store::~Store() = default;
+  explicit WalCheckpointer(std::unique_ptr<sqlite::Connection> connection)
+      : connection_(std::move(connection)), thread_([this] { Loop(); }) {}
+  ~WalCheckpointer() {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      stopping_ = true;
+    }
+    wake_.notify_one();
+    thread_.join();
+  }
+
+  // The hook for the writing connection (sqlite::Connection::SetWalCommitHook).
+  bool AfterCommit(int wal_pages) {
+    // Past the inline threshold the background pass is not asked again, so that it is idle when
+    // the writer's own pass (which would otherwise find it busy and give up) runs.
+    if (wal_pages >= kInlinePages) return true;
+    if (wal_pages >= kRequestPages) {
+      {
+        std::lock_guard<std::mutex> lock(mu_);
+        requested_ = true;
+      }
+      wake_.notify_one();
+    }
+    return false;
+  }
+
+ private:
+  void Loop() {
+    std::unique_lock<std::mutex> lock(mu_);
+    for (;;) {
+      wake_.wait(lock, [&] { return stopping_ || requested_; });
+      if (stopping_) return;
+      requested_ = false;
+      lock.unlock();
+      // A failed pass loses nothing: the frames stay in the WAL and the next request retries.
+      (void)connection_->CheckpointPassive();
+      lock.lock();
+    }
+  }
+
+  std::unique_ptr<sqlite::Connection> connection_;  // used by the thread only
+  std::mutex mu_;
+  std::condition_variable wake_;
+  bool requested_ = false;  // guarded by mu_
+  bool stopping_ = false;   // guarded by mu_
+  std::thread thread_;      // last: starts once the members above exist
+};
+
+Store::Store(std::unique_ptr<sqlite::Connection> connection, std::unique_ptr<WalCheckpointer> checkpointer,
+             int opened_schema_version)
+    : opened_schema_version_(opened_schema_version),
+      connection_(std::move(connection)),
+      checkpointer_(std::move(checkpointer)) {}
+
+// The checkpointer stops before the writing connection closes (and checkpoints a last time).
+Store::~Store() { checkpointer_.reset(); }
 
 Result<std::unique_ptr<Store>> Store::Open(const StoreOptions& options) {
   bool in_memory = options.path.empty();
@@ -770,7 +835,16 @@ Result<std::unique_ptr<Store>> Store::Open(const StoreOptions& options) {
   if (version == 0 || (version >= 2 && version < kSchemaVersion)) {
     COSMOS_RETURN_IF_ERROR(connection->Execute("PRAGMA user_version = " + std::to_string(kSchemaVersion)));
   }
-  return std::unique_ptr<Store>(new Store(std::move(connection), version));
+  std::unique_ptr<WalCheckpointer> checkpointer;
+  if (!in_memory) {
+    COSMOS_ASSIGN_OR_RETURN(auto checkpoint_connection, sqlite::Connection::Open(options.path));
+    // A connection learns that the file is in WAL mode when it first reads it; until then a
+    // checkpoint does nothing.
+    COSMOS_RETURN_IF_ERROR(checkpoint_connection->Execute("PRAGMA journal_mode = WAL"));
+    checkpointer = std::make_unique<WalCheckpointer>(std::move(checkpoint_connection));
+    connection->SetWalCommitHook([raw = checkpointer.get()](int pages) { return raw->AfterCommit(pages); });
+  }
+  return std::unique_ptr<Store>(new Store(std::move(connection), std::move(checkpointer), version));
 }
 
 Result<Transaction> Store::BeginRead() {

@@ -134,6 +134,7 @@ struct LogicalPartitionSize {
 enum class SeqKind { kDatabase, kContainer, kDocument, kOffer };
 
 class Store;
+class WalCheckpointer;
 
 // An open transaction. Holds the store's lock; rolls back on destruction unless committed.
 class Transaction {
@@ -303,7 +304,8 @@ class Store {
 
  private:
   friend class Transaction;
-  Store(std::unique_ptr<sqlite::Connection> connection, int opened_schema_version);
+  Store(std::unique_ptr<sqlite::Connection> connection, std::unique_ptr<WalCheckpointer> checkpointer,
+        int opened_schema_version);
 
   // Ends one write of the open group: passes the group on to a waiting writer, or commits it.
   // REQUIRES: `lock` holds mu_.
@@ -328,6 +330,7 @@ class Store {
   bool group_held_ = false;                          // guarded by mu_: the open group holds batch writes
   uint64_t failed_group_ = 0;                        // guarded by mu_: the last group whose COMMIT failed
   Status failed_status_;                             // guarded by mu_
+  std::unique_ptr<WalCheckpointer> checkpointer_;    // file stores: checkpoints off the write path
 };
 
 }  // namespace cosmos::storage

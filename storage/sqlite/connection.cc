@@ -74,6 +74,25 @@ Result<std::unique_ptr<Connection>> Connection::Open(const std::string& path) {
   return std::unique_ptr<Connection>(new Connection(db));
 }
 
+void Connection::SetWalCommitHook(std::function<bool(int wal_pages)> after_commit) {
+  wal_commit_hook_ = std::move(after_commit);
+  sqlite3_wal_hook(
+      db_,
+      [](void* self, sqlite3* db, const char* schema, int pages) {
+        if (static_cast<Connection*>(self)->wal_commit_hook_(pages)) {
+          (void)sqlite3_wal_checkpoint_v2(db, schema, SQLITE_CHECKPOINT_PASSIVE, nullptr, nullptr);
+        }
+        return SQLITE_OK;
+      },
+      this);
+}
+
+Status Connection::CheckpointPassive() {
+  int rc = sqlite3_wal_checkpoint_v2(db_, nullptr, SQLITE_CHECKPOINT_PASSIVE, nullptr, nullptr);
+  if (rc != SQLITE_OK && rc != SQLITE_BUSY) return SqliteError(db_, "checkpoint");
+  return Status();
+}
+
 Connection::~Connection() {
   statements_.clear();  // finalize before close
   sqlite3_close(db_);

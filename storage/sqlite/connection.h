@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -64,6 +65,13 @@ class Connection {
   Result<Statement*> Prepare(const std::string& sql);
 
   int64_t Changes() const;
+  // In WAL mode: after each commit, calls `after_commit` with the WAL's size in pages. This
+  // replaces SQLite's automatic checkpoint on this connection; when `after_commit` returns true,
+  // a passive checkpoint runs here and then.
+  void SetWalCommitHook(std::function<bool(int wal_pages)> after_commit);
+  // Copies what it can of the WAL into the database without waiting for other connections
+  // (a passive checkpoint).
+  Status CheckpointPassive();
   // Rewinds every cached statement, so that none keeps a read snapshot (and the WAL) open.
   void ResetStatements();
 
@@ -71,6 +79,7 @@ class Connection {
   explicit Connection(sqlite3* db) : db_(db) {}
 
   sqlite3* db_;
+  std::function<bool(int)> wal_commit_hook_;
   std::map<std::string, std::unique_ptr<Statement>, std::less<>> statements_;
 };
 
