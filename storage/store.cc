@@ -728,8 +728,9 @@ Status Transaction::DeleteUniqueKeyEntries(int64_t container_seq, int64_t docume
 // WAL starts over from its beginning once a checkpoint has caught up with it.
 class WalCheckpointer {
  public:
-  // A commit that leaves the WAL at least this long (in pages) asks for a checkpoint: SQLite's
-  // own threshold.
+  // A commit that leaves at least this many WAL pages not yet in the database asks for a
+  // checkpoint: SQLite's own threshold. (Asking at every commit would cost a pass, and an fsync,
+  // for every few writes.)
   static constexpr int kRequestPages = 1000;
   // Past this (12 MB of 4 KB pages) the committing writer checkpoints too. Under steady writes
   // the background pass always trails the latest commit, and the WAL can start over only after
@@ -752,13 +753,14 @@ class WalCheckpointer {
     // Past the inline threshold the background pass is not asked again, so that it is idle when
     // the writer's own pass (which would otherwise find it busy and give up) runs.
     if (wal_pages >= kInlinePages) return true;
-    if (wal_pages >= kRequestPages) {
-      {
-        std::lock_guard<std::mutex> lock(mu_);
-        requested_ = true;
-      }
-      wake_.notify_one();
+    bool request;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (wal_pages < checkpointed_pages_) checkpointed_pages_ = 0;  // the WAL started over
+      request = !requested_ && wal_pages - checkpointed_pages_ >= kRequestPages;
+      requested_ = requested_ || request;
     }
+    if (request) wake_.notify_one();
     return false;
   }
 
@@ -768,18 +770,20 @@ class WalCheckpointer {
     for (;;) {
       wake_.wait(lock, [&] { return stopping_ || requested_; });
       if (stopping_) return;
-      requested_ = false;
       lock.unlock();
-      // A failed pass loses nothing: the frames stay in the WAL and the next request retries.
-      (void)connection_->CheckpointPassive();
+      // A failed pass loses nothing: the frames stay in the WAL and a later request retries.
+      Result<int> checkpointed = connection_->CheckpointPassive();
       lock.lock();
+      requested_ = false;
+      if (checkpointed.ok()) checkpointed_pages_ = *checkpointed;
     }
   }
 
   std::unique_ptr<sqlite::Connection> connection_;  // used by the thread only
   std::mutex mu_;
   std::condition_variable wake_;
-  bool requested_ = false;  // guarded by mu_
+  bool requested_ = false;       // guarded by mu_: a pass is asked for or running
+  int checkpointed_pages_ = 0;   // guarded by mu_: WAL pages in the database after the last pass
   bool stopping_ = false;   // guarded by mu_
   std::thread thread_;      // last: starts once the members above exist
 };

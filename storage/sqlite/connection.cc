@@ -2,6 +2,8 @@
 
 #include <sqlite3.h>
 
+#include <algorithm>
+
 namespace cosmos::storage::sqlite {
 namespace {
 
@@ -87,10 +89,12 @@ void Connection::SetWalCommitHook(std::function<bool(int wal_pages)> after_commi
       this);
 }
 
-Status Connection::CheckpointPassive() {
-  int rc = sqlite3_wal_checkpoint_v2(db_, nullptr, SQLITE_CHECKPOINT_PASSIVE, nullptr, nullptr);
-  if (rc != SQLITE_OK && rc != SQLITE_BUSY) return SqliteError(db_, "checkpoint");
-  return Status();
+Result<int> Connection::CheckpointPassive() {
+  int wal_frames = 0, checkpointed_frames = 0;
+  int rc = sqlite3_wal_checkpoint_v2(db_, nullptr, SQLITE_CHECKPOINT_PASSIVE, &wal_frames, &checkpointed_frames);
+  if (rc == SQLITE_BUSY) return 0;
+  if (rc != SQLITE_OK) return SqliteError(db_, "checkpoint");
+  return std::max(checkpointed_frames, 0);
 }
 
 Connection::~Connection() {

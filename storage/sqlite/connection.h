@@ -70,8 +70,8 @@ class Connection {
   // a passive checkpoint runs here and then.
   void SetWalCommitHook(std::function<bool(int wal_pages)> after_commit);
   // Copies what it can of the WAL into the database without waiting for other connections
-  // (a passive checkpoint).
-  Status CheckpointPassive();
+  // (a passive checkpoint). Returns how many WAL frames the database now holds.
+  Result<int> CheckpointPassive();
   // Rewinds every cached statement, so that none keeps a read snapshot (and the WAL) open.
   void ResetStatements();
 
