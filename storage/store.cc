@@ -782,10 +782,10 @@ class WalCheckpointer {
   std::unique_ptr<sqlite::Connection> connection_;  // used by the thread only
   std::mutex mu_;
   std::condition_variable wake_;
-  bool requested_ = false;       // guarded by mu_: a pass is asked for or running
-  int checkpointed_pages_ = 0;   // guarded by mu_: WAL pages in the database after the last pass
-  bool stopping_ = false;   // guarded by mu_
-  std::thread thread_;      // last: starts once the members above exist
+  bool requested_ = false;      // guarded by mu_: a pass is asked for or running
+  int checkpointed_pages_ = 0;  // guarded by mu_: WAL pages in the database after the last pass
+  bool stopping_ = false;       // guarded by mu_
+  std::thread thread_;          // last: starts once the members above exist
 };
 
 Store::Store(std::unique_ptr<sqlite::Connection> connection, std::unique_ptr<WalCheckpointer> checkpointer,
