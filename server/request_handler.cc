@@ -282,6 +282,12 @@ HttpResponse RequestHandler::Handle(const HttpRequest& request) const {
     response.AddHeader(headers::kRequestCharge, FormatCharge(charged ? engine::FailedRequestCharge() : 0.0));
   }
 
+  AddCommonHeaders(response, activity_id, started);
+  return response;
+}
+
+void RequestHandler::AddCommonHeaders(HttpResponse& response, const std::string& activity_id,
+                                      std::chrono::steady_clock::time_point started) const {
   response.AddHeader(headers::kActivityId, activity_id);
   response.AddHeader(headers::kResponseDate, FormatHttpDate(options_.now_seconds()));
   response.AddHeader(headers::kServiceVersion, kServiceVersion);
@@ -292,7 +298,6 @@ HttpResponse RequestHandler::Handle(const HttpRequest& request) const {
   char duration[32];
   std::snprintf(duration, sizeof duration, "%.3f", elapsed_ms);
   response.AddHeader(headers::kRequestDurationMs, duration);
-  return response;
 }
 
 bool RequestHandler::MayWrite(const HttpRequest& request) {
@@ -300,6 +305,7 @@ bool RequestHandler::MayWrite(const HttpRequest& request) {
 }
 
 std::vector<HttpResponse> RequestHandler::HandleWrites(const std::vector<const HttpRequest*>& requests) const {
+  auto started = std::chrono::steady_clock::now();
   std::vector<HttpResponse> responses;
   responses.reserve(requests.size());
   Status committed = account_.RunWriteBatch([&] {
@@ -312,7 +318,7 @@ std::vector<HttpResponse> RequestHandler::HandleWrites(const std::vector<const H
       std::string activity_id = response.FindHeader(headers::kActivityId).value_or("");
       response = ErrorResponse(committed, activity_id);
       response.AddHeader(headers::kRequestCharge, FormatCharge(0.0));
-      response.AddHeader(headers::kActivityId, activity_id);
+      AddCommonHeaders(response, activity_id, started);
     }
   }
   return responses;

@@ -4,6 +4,7 @@
 // Thread-safety: Handle may run on many threads at once.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -39,6 +40,9 @@ class RequestHandler {
   std::vector<HttpResponse> HandleWrites(const std::vector<const HttpRequest*>& requests) const;
 
  private:
+  // Headers every answer carries: activity id, date, service version, content type, duration.
+  void AddCommonHeaders(HttpResponse& response, const std::string& activity_id,
+                        std::chrono::steady_clock::time_point started) const;
   Result<HttpResponse> Dispatch(const HttpRequest& request, const ResourcePath& path) const;
   HttpResponse DatabaseAccount(const HttpRequest& request) const;
   Result<HttpResponse> PartitionKeyRanges(const HttpRequest& request, const ResourcePath& path) const;
