@@ -1,11 +1,9 @@
 // A data file written before documents were keyed by effective partition key (schema version 1)
 // is upgraded when it opens: every document is found again, by point read and by query, and
 // the containers get their partition key ranges.
-#include <filesystem>
 #include <string>
 
 #include <sqlite3.h>
-#include <unistd.h>
 
 #include "common/json.h"
 #include "engine/account.h"
@@ -56,11 +54,9 @@ std::string KeyHeader(int i) { return Json::array({Numbered("p", i % 5)}).dump()
 }  // namespace
 
 TEST_CASE("a version 1 data file is rekeyed by effective partition key when it opens", "[upgrade]") {
-  auto dir = std::filesystem::temp_directory_path() / Numbered("cosmolite-upgrade-test-", ::getpid());
-  std::filesystem::remove_all(dir);
-  std::filesystem::create_directories(dir);
+  cosmos_test::ScratchDir dir("cosmolite-upgrade-test-");
   StoreOptions options;
-  options.path = (dir / "data.db").string();
+  options.path = dir.File("data.db");
   ContainerAddress address{ResourceName{"db"}, ResourceName{"c"}};
   {
     auto store = Store::Open(options);
@@ -114,16 +110,12 @@ TEST_CASE("a version 1 data file is rekeyed by effective partition key when it o
   auto reopened = Store::Open(options);
   REQUIRE_OK(reopened);
   CHECK(reopened.value()->opened_schema_version() == cosmos::storage::kSchemaVersion);
-  reopened.value().reset();
-  std::filesystem::remove_all(dir);
 }
 
 TEST_CASE("a version 3 data file gets offers and its indexes built in the background", "[upgrade]") {
-  auto dir = std::filesystem::temp_directory_path() / Numbered("cosmolite-upgrade3-test-", ::getpid());
-  std::filesystem::remove_all(dir);
-  std::filesystem::create_directories(dir);
+  cosmos_test::ScratchDir dir("cosmolite-upgrade3-test-");
   StoreOptions options;
-  options.path = (dir / "data.db").string();
+  options.path = dir.File("data.db");
   ContainerAddress address{ResourceName{"db"}, ResourceName{"c"}};
   {
     auto store = Store::Open(options);
@@ -184,15 +176,12 @@ TEST_CASE("a version 3 data file gets offers and its indexes built in the backgr
   REQUIRE_OK(offers);
   REQUIRE(offers->count == 1);
   CHECK(Json::parse(offers->body)["Offers"][0]["content"]["offerThroughput"] == 400);
-  std::filesystem::remove_all(dir);
 }
 
 TEST_CASE("a version 4 data file rebuilds the index of containers with composite indexes", "[upgrade]") {
-  auto dir = std::filesystem::temp_directory_path() / Numbered("cosmolite-upgrade4-test-", ::getpid());
-  std::filesystem::remove_all(dir);
-  std::filesystem::create_directories(dir);
+  cosmos_test::ScratchDir dir("cosmolite-upgrade4-test-");
   StoreOptions options;
-  options.path = (dir / "data.db").string();
+  options.path = dir.File("data.db");
   ContainerAddress composite{ResourceName{"db"}, ResourceName{"composite"}};
   ContainerAddress plain{ResourceName{"db"}, ResourceName{"plain"}};
   {
@@ -238,5 +227,4 @@ TEST_CASE("a version 4 data file rebuilds the index of containers with composite
   REQUIRE_OK(ordered);
   CHECK(Json::parse(ordered->body)["Documents"] == Json::array({"d18", "d16", "d14"}));
   CHECK(ordered->fan_out.documents_scanned == 3);  // read from the rebuilt composite index
-  std::filesystem::remove_all(dir);
 }

@@ -6,8 +6,6 @@
 #include <filesystem>
 #include <thread>
 
-#include <unistd.h>
-
 #include "tests/test_support.h"
 
 using cosmos::ErrorCode;
@@ -231,11 +229,9 @@ TEST_CASE("deleting a database removes its containers and documents", "[store]")
 }
 
 TEST_CASE("data in a file survives reopening", "[store]") {
-  auto dir = std::filesystem::temp_directory_path() / ("cosmolite-store-test-" + std::to_string(::getpid()));
-  std::filesystem::remove_all(dir);
-  std::filesystem::create_directories(dir);
+  cosmos_test::ScratchDir dir("cosmolite-store-test-");
   StoreOptions options;
-  options.path = (dir / "data.db").string();
+  options.path = dir.File("data.db");
   {
     auto [store, container] = SeedStore(options);
     auto txn = store->BeginWrite();
@@ -253,7 +249,6 @@ TEST_CASE("data in a file survives reopening", "[store]") {
     REQUIRE(found.value());
     CHECK(found.value()->body == "{\"v\":1}");
   }
-  std::filesystem::remove_all(dir);
 }
 
 TEST_CASE("concurrent writers share commits and a failed write rolls back alone", "[store]") {
@@ -302,13 +297,9 @@ TEST_CASE("concurrent writers share commits and a failed write rolls back alone"
 // connection kept that read snapshot, and the WAL could never be checkpointed (1.4 GB after
 // 100k small documents, and every page lookup slowed down).
 TEST_CASE("the WAL is checkpointed although reads stop before the last row", "[store]") {
-  std::string dir_name = "cosmolite-wal-test-";
-  dir_name += std::to_string(::getpid());  // appended: g++ 12 misreports "literal" + string (-Wrestrict)
-  auto dir = std::filesystem::temp_directory_path() / dir_name;
-  std::filesystem::remove_all(dir);
-  std::filesystem::create_directories(dir);
+  cosmos_test::ScratchDir dir("cosmolite-wal-test-");
   {
-    auto [store, container] = SeedStore(StoreOptions{(dir / "db.sqlite").string()});
+    auto [store, container] = SeedStore(StoreOptions{dir.File("db.sqlite")});
     std::string body(1024, 'x');
     for (int64_t seq = 1; seq <= 3000; ++seq) {
       {
@@ -323,17 +314,14 @@ TEST_CASE("the WAL is checkpointed although reads stop before the last row", "[s
       REQUIRE_OK(read->FindDocument(container, "[\"p\"]", "1"));  // a point read steps once and stops
     }
     // 3,000 commits of a 1 KB document write far more than SQLite's 1,000-page checkpoint threshold.
-    CHECK(std::filesystem::file_size(dir / "db.sqlite-wal") < 16u * 1024 * 1024);
+    CHECK(std::filesystem::file_size(dir.path() / "db.sqlite-wal") < 16u * 1024 * 1024);
   }
-  std::filesystem::remove_all(dir);
 }
 
 TEST_CASE("a write batch commits its writes once, at its end, with the writes that joined it", "[store]") {
-  auto dir = std::filesystem::temp_directory_path() / ("cosmolite-batch-test-" + std::to_string(::getpid()));
-  std::filesystem::remove_all(dir);
-  std::filesystem::create_directories(dir);
+  cosmos_test::ScratchDir dir("cosmolite-batch-test-");
   StoreOptions options;
-  options.path = (dir / "data.db").string();
+  options.path = dir.File("data.db");
   {
     auto [store, container] = SeedStore(options);
     auto write = [&, container = container](int64_t seq, const std::string& id, bool commit) {
@@ -368,5 +356,4 @@ TEST_CASE("a write batch commits its writes once, at its end, with the writes th
     std::sort(ids.begin(), ids.end());
     CHECK(ids == std::vector<std::string>{"batch-1", "batch-2", "other-thread"});
   }
-  std::filesystem::remove_all(dir);
 }

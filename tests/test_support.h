@@ -2,6 +2,11 @@
 #pragma once
 
 #include <catch2/catch.hpp>
+#include <unistd.h>
+
+#include <filesystem>
+#include <string>
+#include <system_error>
 
 #include "common/result.h"
 
@@ -19,4 +24,31 @@ template <typename T>
 std::string MessageOf(const cosmos::Result<T>& result) {
   return result.ok() ? std::string() : result.status().message();
 }
+
+// An empty directory for one test under the system's temp directory, named after `prefix` and
+// the process id, and removed with everything in it when the object goes (declare it before the
+// stores that use it).
+class ScratchDir {
+ public:
+  explicit ScratchDir(const char* prefix) {
+    std::string name = prefix;
+    name += std::to_string(::getpid());  // appended: g++ 12 misreports "literal" + string (-Wrestrict)
+    path_ = std::filesystem::temp_directory_path() / name;
+    std::filesystem::remove_all(path_);
+    std::filesystem::create_directories(path_);
+  }
+  ScratchDir(const ScratchDir&) = delete;
+  ScratchDir& operator=(const ScratchDir&) = delete;
+  ~ScratchDir() {
+    std::error_code ignored;
+    std::filesystem::remove_all(path_, ignored);
+  }
+
+  const std::filesystem::path& path() const { return path_; }
+  // The path of a file in the directory.
+  std::string File(const char* name) const { return (path_ / name).string(); }
+
+ private:
+  std::filesystem::path path_;
+};
 }  // namespace cosmos_test
