@@ -761,6 +761,17 @@ Result<ResourceResponse> Account::DeleteContainer(const ContainerAddress& contai
 
 // ---- Items -------------------------------------------------------------------------------
 
+Result<ParsedItem> Account::ParseItem(std::string_view body) {
+  if (body.size() > kMaxDocumentBytes) {
+    return Status::RequestEntityTooLarge("Request size is too large");
+  }
+  ParsedItem parsed;
+  COSMOS_ASSIGN_OR_RETURN(parsed.document, ParseObject(body, "document", &parsed.compact));
+  COSMOS_RETURN_IF_ERROR(ValidateItemId(parsed.document));
+  parsed.id = parsed.document["id"].get<std::string>();
+  return parsed;
+}
+
 Result<ResourceResponse> Account::CreateItem(const ItemWrite& write) {
   return WriteItem(write, WriteMode::kCreate, nullptr);
 }
@@ -775,16 +786,21 @@ Result<ResourceResponse> Account::ReplaceItem(const ItemWrite& write, const Reso
 
 Result<ResourceResponse> Account::WriteItem(const ItemWrite& write, WriteMode mode,
                                             const ResourceName* replace_id) {
-  if (write.body.size() > kMaxDocumentBytes) {
-    return Status::RequestEntityTooLarge("Request size is too large");
+  ParsedItem parsed_here;
+  ParsedItem* parsed = write.parsed;
+  if (parsed == nullptr) {
+    COSMOS_ASSIGN_OR_RETURN(parsed_here, ParseItem(write.body));
+    parsed = &parsed_here;
   }
-  bool compact = false;
-  COSMOS_ASSIGN_OR_RETURN(auto document, ParseObject(write.body, "document", &compact));
-  COSMOS_RETURN_IF_ERROR(ValidateItemId(document));
-  std::string id = document["id"].get<std::string>();
+  Json& document = parsed->document;
+  const bool compact = parsed->compact;
+  const std::string id = parsed->id;
 
-  COSMOS_ASSIGN_OR_RETURN(auto txn, store_->BeginWrite());
+  // Not isolated (Store::BeginWrite): every check that can refuse the write comes before its
+  // first change, except a unique key's, and a container with unique keys isolates the write.
+  COSMOS_ASSIGN_OR_RETURN(auto txn, store_->BeginWrite(/*isolated=*/false));
   COSMOS_ASSIGN_OR_RETURN(auto container, FindContainer(txn, write.container, /*as_owner=*/true));
+  if (!container->unique_keys.keys.empty()) COSMOS_RETURN_IF_ERROR(txn.Isolate());
   COSMOS_ASSIGN_OR_RETURN(auto header_key,
                           HeaderPartitionKey(*container, write.partition_key_header));
   PartitionKeyValue document_key = PartitionKeyValue::FromDocument(container->partition_key, document);
@@ -807,6 +823,7 @@ Result<ResourceResponse> Account::WriteItem(const ItemWrite& write, WriteMode mo
     COSMOS_ASSIGN_OR_RETURN(existing, txn.FindDocument(container->container.seq, partition_key, id));
     // An expired document the sweeper has not removed yet is gone already: this upsert creates.
     if (existing && IsExpired(*existing, NowSeconds())) {
+      COSMOS_RETURN_IF_ERROR(txn.Isolate());  // the checks below come after this change
       COSMOS_RETURN_IF_ERROR(DeleteIndexedDocument(txn, container->container.seq, container->indexing, *existing));
       existing.reset();
     }

@@ -2,6 +2,8 @@
 
 #include <spdlog/spdlog.h>
 
+#include "common/thread_name.h"
+
 namespace cosmos::engine {
 namespace {
 
@@ -27,6 +29,7 @@ BackgroundWorker::~BackgroundWorker() {
 }
 
 void BackgroundWorker::Run() {
+  NameThisThread("cosmolite-upkeep");
   std::unique_lock<std::mutex> lock(mu_);
   while (!wake_.wait_for(lock, interval_, [this] { return stopping_; })) {
     lock.unlock();

@@ -21,6 +21,7 @@
 #include <spdlog/spdlog.h>
 
 #include "common/json.h"
+#include "common/thread_name.h"
 #include "server/error_mapping.h"
 #include "server/headers.h"
 
@@ -56,11 +57,13 @@ class WriteBatcher {
   explicit WriteBatcher(const RequestHandler& handler) : handler_(handler), thread_([this] { Loop(); }) {}
   ~WriteBatcher() { Stop(); }
 
+  // Prepares the write on the calling thread (RequestHandler::PrepareWrite), then queues it.
   void Submit(HttpRequest request, Done done) {
+    PreparedWrite prepared = handler_.PrepareWrite(std::move(request));
     bool idle;
     {
       std::lock_guard<std::mutex> lock(mu_);
-      queue_.push_back({std::move(request), std::move(done)});
+      queue_.push_back({std::move(prepared), std::move(done)});
       idle = idle_;
     }
     if (idle) wake_.notify_one();
@@ -78,13 +81,14 @@ class WriteBatcher {
 
  private:
   struct Pending {
-    HttpRequest request;
+    PreparedWrite write;
     Done done;
   };
 
   void Loop() {
+    NameThisThread("cosmolite-write");
     std::vector<Pending> batch;
-    std::vector<const HttpRequest*> requests;
+    std::vector<PreparedWrite*> writes;
     for (;;) {
       {
         std::unique_lock<std::mutex> lock(mu_);
@@ -94,9 +98,9 @@ class WriteBatcher {
         if (queue_.empty()) return;
         batch.swap(queue_);
       }
-      requests.clear();
-      for (const Pending& pending : batch) requests.push_back(&pending.request);
-      std::vector<HttpResponse> responses = handler_.HandleWrites(requests);
+      writes.clear();
+      for (Pending& pending : batch) writes.push_back(&pending.write);
+      std::vector<HttpResponse> responses = handler_.HandleWrites(writes);
       for (size_t index = 0; index < batch.size(); ++index) batch[index].done(std::move(responses[index]));
       batch.clear();
     }
@@ -400,7 +404,10 @@ class HttpServer::Impl {
     DoAccept();
     std::vector<std::thread> workers;
     for (int index = 1; index < std::max(1, options_.threads); ++index) {
-      workers.emplace_back([this] { ioc_.run(); });
+      workers.emplace_back([this] {
+        NameThisThread("cosmolite-io");
+        ioc_.run();
+      });
     }
     ioc_.run();
     for (auto& worker : workers) worker.join();

@@ -218,6 +218,14 @@ HttpResponse PlainText(int status, std::string content_type, std::string body) {
   return response;
 }
 
+// An item write's document as PrepareWrite parsed it, or its parse failure, which the write
+// reports first, as it would have on parsing the body itself; null when nothing was parsed.
+Result<engine::ParsedItem*> PreparedItem(RequestContext& context) {
+  if (!context.item) return static_cast<engine::ParsedItem*>(nullptr);
+  if (!context.item->ok()) return context.item->status();
+  return &context.item->value();
+}
+
 Status WrongMethod(const HttpRequest& request) {
   return Status::MethodNotAllowed("The verb " + request.method + " is not allowed on this resource.");
 }
@@ -236,32 +244,60 @@ RequestHandler::RequestHandler(engine::Account& account, MasterKeyAuth auth, Han
 }
 
 HttpResponse RequestHandler::Handle(const HttpRequest& request) const {
-  auto started = std::chrono::steady_clock::now();
-  std::string path_text = request.target.substr(0, request.target.find('?'));
+  RequestContext context = Inspect(request, /*parse_item=*/false);
+  return Finish(request, context);
+}
+
+PreparedWrite RequestHandler::PrepareWrite(HttpRequest request) const {
+  PreparedWrite prepared{std::move(request), {}};
+  prepared.context = Inspect(prepared.request, /*parse_item=*/true);
+  return prepared;
+}
+
+RequestContext RequestHandler::Inspect(const HttpRequest& request, bool parse_item) const {
+  RequestContext context;
+  context.started = std::chrono::steady_clock::now();
+  context.path_text = request.target.substr(0, request.target.find('?'));
+  const std::string& path_text = context.path_text;
 
   // Operational endpoints: no signature, as with the official emulators.
   if (request.method == "GET" && (path_text == "/alive" || path_text == "/ready")) {
-    return PlainText(200, "text/plain", "OK");
+    context.operational = PlainText(200, "text/plain", "OK");
+    return context;
   }
   if (request.method == "GET" && path_text == "/_explorer/emulator.pem") {
-    if (options_.certificate_pem.empty()) return PlainText(404, "text/plain", "TLS is off\n");
-    return PlainText(200, "application/x-pem-file", options_.certificate_pem);
+    context.operational = options_.certificate_pem.empty()
+                              ? PlainText(404, "text/plain", "TLS is off\n")
+                              : PlainText(200, "application/x-pem-file", options_.certificate_pem);
+    return context;
   }
 
-  std::string activity_id = request.headers.Get(headers::kActivityId).value_or("");
-  if (activity_id.empty()) activity_id = NewActivityId();
+  context.activity_id = request.headers.Get(headers::kActivityId).value_or("");
+  if (context.activity_id.empty()) context.activity_id = NewActivityId();
 
+  context.is_admin = path_text.rfind("/_cosmolite/", 0) == 0;
+  if (context.is_admin) return context;
+  Result<ResourcePath> path = ResourcePath::Parse(path_text);
+  if (!path.ok()) {
+    context.refused = path.status();
+    return context;
+  }
+  context.refused = auth_.Verify(request, path->auth_resource_type, path->auth_resource_link, options_.now_seconds());
+  bool item_write = path->kind == ResourceKind::kDocument &&
+                    (path->is_feed ? request.method == "POST" && !IsQuery(request) : request.method == "PUT");
+  if (parse_item && context.refused.ok() && item_write) context.item = engine::Account::ParseItem(request.body);
+  context.path = std::move(path.value());
+  return context;
+}
+
+HttpResponse RequestHandler::Finish(const HttpRequest& request, RequestContext& context) const {
+  if (context.operational) return std::move(*context.operational);
   HttpResponse response;
-  bool is_admin = path_text.rfind("/_cosmolite/", 0) == 0;
-  Result<ResourcePath> path = is_admin ? ResourcePath{} : ResourcePath::Parse(path_text);
-  Status status = path.ok() ? Status() : path.status();
-  if (status.ok() && !is_admin) {
-    status = auth_.Verify(request, path->auth_resource_type, path->auth_resource_link,
-                          options_.now_seconds());
-  }
+  Status status = context.refused;
   if (status.ok()) {
     try {
-      Result<HttpResponse> dispatched = is_admin ? Admin(request, path_text) : Dispatch(request, *path);
+      Result<HttpResponse> dispatched =
+          context.is_admin ? Admin(request, context.path_text) : Dispatch(request, context);
       if (dispatched.ok()) {
         response = std::move(dispatched.value());
       } else {
@@ -272,17 +308,17 @@ HttpResponse RequestHandler::Handle(const HttpRequest& request) const {
     }
   }
   if (status.code() == ErrorCode::kInternal) {
-    spdlog::error("activity {}: {} {}: {}", activity_id, request.method, path_text, status.message());
+    spdlog::error("activity {}: {} {}: {}", context.activity_id, request.method, context.path_text, status.message());
   }
   if (!status.ok()) {
-    response = ErrorResponse(status, activity_id);
+    response = ErrorResponse(status, context.activity_id);
     // Unauthenticated and throttled requests consume nothing.
     bool charged = status.code() != ErrorCode::kUnauthorized && status.code() != ErrorCode::kForbidden &&
                    status.code() != ErrorCode::kRequestRateTooLarge;
     response.AddHeader(headers::kRequestCharge, FormatCharge(charged ? engine::FailedRequestCharge() : 0.0));
   }
 
-  AddCommonHeaders(response, activity_id, started);
+  AddCommonHeaders(response, context.activity_id, context.started);
   return response;
 }
 
@@ -304,27 +340,28 @@ bool RequestHandler::MayWrite(const HttpRequest& request) {
   return request.method != "GET" && request.method != "HEAD" && !(request.method == "POST" && IsQuery(request));
 }
 
-std::vector<HttpResponse> RequestHandler::HandleWrites(const std::vector<const HttpRequest*>& requests) const {
-  auto started = std::chrono::steady_clock::now();
+std::vector<HttpResponse> RequestHandler::HandleWrites(const std::vector<PreparedWrite*>& writes) const {
   std::vector<HttpResponse> responses;
-  responses.reserve(requests.size());
+  responses.reserve(writes.size());
   Status committed = account_.RunWriteBatch([&] {
-    for (const HttpRequest* request : requests) responses.push_back(Handle(*request));
+    for (PreparedWrite* write : writes) responses.push_back(Finish(write->request, write->context));
   });
   if (!committed.ok()) {
-    spdlog::error("a write batch of {} requests failed to commit: {}", requests.size(), committed.message());
-    for (HttpResponse& response : responses) {
+    spdlog::error("a write batch of {} requests failed to commit: {}", writes.size(), committed.message());
+    for (size_t index = 0; index < writes.size(); ++index) {
+      HttpResponse& response = responses[index];
       if (response.status >= 300) continue;
-      std::string activity_id = response.FindHeader(headers::kActivityId).value_or("");
-      response = ErrorResponse(committed, activity_id);
+      const RequestContext& context = writes[index]->context;
+      response = ErrorResponse(committed, context.activity_id);
       response.AddHeader(headers::kRequestCharge, FormatCharge(0.0));
-      AddCommonHeaders(response, activity_id, started);
+      AddCommonHeaders(response, context.activity_id, context.started);
     }
   }
   return responses;
 }
 
-Result<HttpResponse> RequestHandler::Dispatch(const HttpRequest& request, const ResourcePath& path) const {
+Result<HttpResponse> RequestHandler::Dispatch(const HttpRequest& request, RequestContext& context) const {
+  const ResourcePath& path = *context.path;
   const std::string& method = request.method;
   switch (path.kind) {
     case ResourceKind::kAccount:
@@ -456,7 +493,8 @@ Result<HttpResponse> RequestHandler::Dispatch(const HttpRequest& request, const 
     if (method == "POST") {
       if (IsQuery(request)) return QueryItems(request, path);
       COSMOS_RETURN_IF_ERROR(RejectUnsupportedPost(request));
-      engine::ItemWrite write{ContainerOf(path), partition_key, request.body, PreconditionsOf(request)};
+      COSMOS_ASSIGN_OR_RETURN(engine::ParsedItem* parsed_item, PreparedItem(context));
+      engine::ItemWrite write{ContainerOf(path), partition_key, request.body, PreconditionsOf(request), parsed_item};
       bool upsert = request.headers.IsTrue(headers::kIsUpsert);
       COSMOS_ASSIGN_OR_RETURN(auto written, upsert ? account_.UpsertItem(write) : account_.CreateItem(write));
       int status = written.created ? 201 : 200;
@@ -475,7 +513,8 @@ Result<HttpResponse> RequestHandler::Dispatch(const HttpRequest& request, const 
   }
   if (method == "PUT") {
     COSMOS_RETURN_IF_ERROR(RequireJsonBody(request));
-    engine::ItemWrite write{key.container, partition_key, request.body, PreconditionsOf(request)};
+    COSMOS_ASSIGN_OR_RETURN(engine::ParsedItem* parsed_item, PreparedItem(context));
+    engine::ItemWrite write{key.container, partition_key, request.body, PreconditionsOf(request), parsed_item};
     COSMOS_ASSIGN_OR_RETURN(auto replaced, account_.ReplaceItem(write, key.id));
     if (WantsMinimalResponse(request)) replaced.body.clear();
     return FromResource(std::move(replaced), 200, true);

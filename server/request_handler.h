@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -25,11 +26,34 @@ struct HandlerOptions {
   std::function<int64_t()> now_seconds;
 };
 
+// What the handler works out about a request before it touches the store: the path, whether the
+// signature holds and, for an item create, upsert or replace, the parsed document. None of it
+// needs the store, so the server works it out for a write on an I/O thread, and the write
+// thread, which every write waits for, does only the rest.
+struct RequestContext {
+  std::chrono::steady_clock::time_point started;
+  std::string path_text;                     // the target without its query
+  std::string activity_id;                   // the client's, or a new one
+  std::optional<HttpResponse> operational;   // /alive, /ready, the certificate: answered already
+  bool is_admin = false;                     // /_cosmolite/...
+  std::optional<ResourcePath> path;          // set when the path parsed (and not admin)
+  Status refused;                            // why the path or the signature failed, if either did
+  std::optional<Result<engine::ParsedItem>> item;  // an item write's document, checked
+};
+
+// A write request with its context, ready for the write thread.
+struct PreparedWrite {
+  HttpRequest request;
+  RequestContext context;
+};
+
 class RequestHandler {
  public:
   RequestHandler(engine::Account& account, MasterKeyAuth auth, HandlerOptions options);
 
   HttpResponse Handle(const HttpRequest& request) const;
+  // The store-free part of handling a write (see RequestContext); thread-safe.
+  PreparedWrite PrepareWrite(HttpRequest request) const;
 
   // True for requests that may write: everything but GET, HEAD and queries. The server runs
   // them through HandleWrites, in batches.
@@ -37,13 +61,17 @@ class RequestHandler {
   // Handles requests one after another as one write batch (engine::Account::RunWriteBatch):
   // their writes share one commit. If that commit fails, every request of the batch that had
   // succeeded is answered with the commit's error instead, since its write is not durable.
-  std::vector<HttpResponse> HandleWrites(const std::vector<const HttpRequest*>& requests) const;
+  std::vector<HttpResponse> HandleWrites(const std::vector<PreparedWrite*>& writes) const;
 
  private:
   // Headers every answer carries: activity id, date, service version, content type, duration.
   void AddCommonHeaders(HttpResponse& response, const std::string& activity_id,
                         std::chrono::steady_clock::time_point started) const;
-  Result<HttpResponse> Dispatch(const HttpRequest& request, const ResourcePath& path) const;
+  // The first part of Handle: what needs no store. `parse_item`: also parse an item write's body.
+  RequestContext Inspect(const HttpRequest& request, bool parse_item) const;
+  // The rest of Handle, given the request's context (its parsed item is consumed).
+  HttpResponse Finish(const HttpRequest& request, RequestContext& context) const;
+  Result<HttpResponse> Dispatch(const HttpRequest& request, RequestContext& context) const;
   HttpResponse DatabaseAccount(const HttpRequest& request) const;
   Result<HttpResponse> PartitionKeyRanges(const HttpRequest& request, const ResourcePath& path) const;
   // GET .../docs with A-IM: Incremental feed.

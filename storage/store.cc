@@ -1,5 +1,8 @@
 #include "storage/store.h"
 
+#include <algorithm>
+
+#include "common/thread_name.h"
 #include "storage/schema.h"
 #include "storage/sqlite/connection.h"
 
@@ -91,33 +94,53 @@ Transaction::Transaction(std::unique_lock<std::mutex> lock, Store* store, uint64
       store_(store),
       connection_(store->connection_.get()),
       group_(group),
-      savepoint_open_(group != 0) {}
+      write_open_(group != 0),
+      changes_before_(group != 0 ? connection_->TotalChanges() : 0) {}
 
 Transaction::Transaction(Transaction&& other) noexcept
     : lock_(std::move(other.lock_)),
       store_(other.store_),
       connection_(other.connection_),
       group_(other.group_),
-      savepoint_open_(std::exchange(other.savepoint_open_, false)) {}
+      write_open_(std::exchange(other.write_open_, false)),
+      savepoint_open_(std::exchange(other.savepoint_open_, false)),
+      changes_before_(other.changes_before_) {}
 
 Transaction::~Transaction() {
   // A SELECT left mid-way would keep the connection's read snapshot open, and with it every WAL
   // frame since: the WAL could then never be checkpointed and lookups in it slow down.
   if (lock_.owns_lock()) connection_->ResetStatements();
-  if (!savepoint_open_) return;
-  RollBackSavepoint(*connection_);
+  if (!write_open_) return;
+  if (savepoint_open_) {
+    RollBackSavepoint(*connection_);
+  } else if (connection_->TotalChanges() != changes_before_) {
+    store_->group_spoiled_ = true;  // part of this write is in the group and cannot come out alone
+  }
   (void)store_->FinishWrite(lock_, group_);
 }
 
+Status Transaction::Isolate() {
+  if (!write_open_ || savepoint_open_) return Status();
+  if (connection_->TotalChanges() != changes_before_) {
+    return Status::Internal("a write asked to be isolated after it changed something");
+  }
+  COSMOS_RETURN_IF_ERROR(connection_->Run("SAVEPOINT write"));
+  savepoint_open_ = true;
+  return Status();
+}
+
 Status Transaction::Commit() {
-  if (!savepoint_open_) return Status();
-  savepoint_open_ = false;
+  if (!write_open_) return Status();
+  write_open_ = false;
   connection_->ResetStatements();  // no statement may hold a snapshot across the group's COMMIT
-  Status released = connection_->Run("RELEASE write");
-  if (!released.ok()) {
-    RollBackSavepoint(*connection_);
-    (void)store_->FinishWrite(lock_, group_);
-    return released;
+  if (savepoint_open_) {
+    savepoint_open_ = false;
+    Status released = connection_->Run("RELEASE write");
+    if (!released.ok()) {
+      RollBackSavepoint(*connection_);
+      (void)store_->FinishWrite(lock_, group_);
+      return released;
+    }
   }
   ++store_->group_writes_;
   return store_->FinishWrite(lock_, group_);
@@ -185,7 +208,9 @@ Result<std::optional<ContainerRecord>> Transaction::FindContainer(int64_t databa
   COSMOS_ASSIGN_OR_RETURN(auto* stmt, connection_->Prepare(
       "SELECT seq, database_seq, id, body, lsn FROM containers WHERE database_seq = ? AND id = ?"));
   stmt->Bind(1, database_seq).Bind(2, id);
-  return FirstRow<ContainerRecord>(stmt, ReadContainer);
+  COSMOS_ASSIGN_OR_RETURN(auto found, FirstRow<ContainerRecord>(stmt, ReadContainer));
+  if (found) found->lsn = store_->CountedLsn(found->seq, found->lsn);
+  return found;
 }
 
 Result<std::optional<ContainerRecord>> Transaction::FindContainerBySeq(int64_t database_seq,
@@ -193,14 +218,18 @@ Result<std::optional<ContainerRecord>> Transaction::FindContainerBySeq(int64_t d
   COSMOS_ASSIGN_OR_RETURN(auto* stmt, connection_->Prepare(
       "SELECT seq, database_seq, id, body, lsn FROM containers WHERE database_seq = ? AND seq = ?"));
   stmt->Bind(1, database_seq).Bind(2, seq);
-  return FirstRow<ContainerRecord>(stmt, ReadContainer);
+  COSMOS_ASSIGN_OR_RETURN(auto found, FirstRow<ContainerRecord>(stmt, ReadContainer));
+  if (found) found->lsn = store_->CountedLsn(found->seq, found->lsn);
+  return found;
 }
 
 Result<std::optional<ContainerRecord>> Transaction::FindContainerBySeq(int64_t seq) {
   COSMOS_ASSIGN_OR_RETURN(auto* stmt, connection_->Prepare(
       "SELECT seq, database_seq, id, body, lsn FROM containers WHERE seq = ?"));
   stmt->Bind(1, seq);
-  return FirstRow<ContainerRecord>(stmt, ReadContainer);
+  COSMOS_ASSIGN_OR_RETURN(auto found, FirstRow<ContainerRecord>(stmt, ReadContainer));
+  if (found) found->lsn = store_->CountedLsn(found->seq, found->lsn);
+  return found;
 }
 
 Result<std::vector<ContainerRecord>> Transaction::ListContainers(int64_t database_seq,
@@ -209,7 +238,9 @@ Result<std::vector<ContainerRecord>> Transaction::ListContainers(int64_t databas
       "SELECT seq, database_seq, id, body, lsn FROM containers WHERE database_seq = ? AND seq > ? "
       "ORDER BY seq LIMIT ?"));
   stmt->Bind(1, database_seq).Bind(2, after_seq).Bind(3, limit);
-  return CollectRows<ContainerRecord>(stmt, ReadContainer);
+  COSMOS_ASSIGN_OR_RETURN(auto containers, CollectRows<ContainerRecord>(stmt, ReadContainer));
+  for (ContainerRecord& container : containers) container.lsn = store_->CountedLsn(container.seq, container.lsn);
+  return containers;
 }
 
 Status Transaction::InsertContainer(const ContainerRecord& record) {
@@ -424,14 +455,18 @@ Result<std::vector<DocumentRecord>> Transaction::ListDocumentsBySeq(int64_t cont
 }
 
 Result<int64_t> Transaction::NextLsn(int64_t container_seq) {
-  COSMOS_ASSIGN_OR_RETURN(auto* stmt, connection_->Prepare(
-      "UPDATE containers SET lsn = lsn + 1 WHERE seq = ? RETURNING lsn"));
-  stmt->Bind(1, container_seq);
-  COSMOS_ASSIGN_OR_RETURN(bool has_row, stmt->Step());
-  if (!has_row) return Status::Internal("container vanished while writing");
-  int64_t lsn = stmt->ColumnInt(0);
-  COSMOS_RETURN_IF_ERROR(stmt->Run());  // finish the statement
-  return lsn;
+  auto counted = store_->container_lsns_.find(container_seq);
+  if (counted == store_->container_lsns_.end()) {
+    COSMOS_ASSIGN_OR_RETURN(auto* stmt, connection_->Prepare("SELECT lsn FROM containers WHERE seq = ?"));
+    stmt->Bind(1, container_seq);
+    COSMOS_ASSIGN_OR_RETURN(bool has_row, stmt->Step());
+    if (!has_row) return Status::Internal("container vanished while writing");
+    counted = store_->container_lsns_.emplace(container_seq, stmt->ColumnInt(0)).first;
+  }
+  if (store_->lsns_to_write_.empty() || store_->lsns_to_write_.back() != container_seq) {
+    store_->lsns_to_write_.push_back(container_seq);
+  }
+  return ++counted->second;
 }
 
 Result<std::optional<DocumentRecord>> Transaction::FindDocument(int64_t container_seq,
@@ -766,6 +801,7 @@ class WalCheckpointer {
 
  private:
   void Loop() {
+    NameThisThread("cosmolite-ckpt");
     std::unique_lock<std::mutex> lock(mu_);
     for (;;) {
       wake_.wait(lock, [&] { return stopping_ || requested_; });
@@ -855,7 +891,7 @@ Result<Transaction> Store::BeginRead() {
   return Transaction(std::unique_lock<std::mutex>(mu_), this, 0);
 }
 
-Result<Transaction> Store::BeginWrite() {
+Result<Transaction> Store::BeginWrite(bool isolated) {
   writers_waiting_.fetch_add(1);
   std::unique_lock<std::mutex> lock(mu_);
   writers_waiting_.fetch_sub(1);
@@ -866,12 +902,9 @@ Result<Transaction> Store::BeginWrite() {
     ++open_group_;
   }
   if (std::this_thread::get_id() == batch_thread_) group_held_ = true;
-  Status savepoint = connection_->Run("SAVEPOINT write");
-  if (!savepoint.ok()) {
-    (void)FinishWrite(lock, open_group_);
-    return savepoint;
-  }
-  return Transaction(std::move(lock), this, open_group_);
+  Transaction transaction(std::move(lock), this, open_group_);
+  if (isolated) COSMOS_RETURN_IF_ERROR(transaction.Isolate());  // the destructor ends the write
+  return transaction;
 }
 
 Status Store::FinishWrite(std::unique_lock<std::mutex>& lock, uint64_t group) {
@@ -885,8 +918,33 @@ Status Store::FinishWrite(std::unique_lock<std::mutex>& lock, uint64_t group) {
   return failed_group_ == group ? failed_status_ : Status();
 }
 
+int64_t Store::CountedLsn(int64_t container_seq, int64_t row_lsn) const {
+  auto counted = container_lsns_.find(container_seq);
+  return counted == container_lsns_.end() ? row_lsn : std::max(row_lsn, counted->second);
+}
+
+Status Store::WriteCountedLsns() {
+  std::sort(lsns_to_write_.begin(), lsns_to_write_.end());
+  lsns_to_write_.erase(std::unique(lsns_to_write_.begin(), lsns_to_write_.end()), lsns_to_write_.end());
+  for (int64_t container_seq : lsns_to_write_) {
+    COSMOS_ASSIGN_OR_RETURN(auto* stmt, connection_->Prepare("UPDATE containers SET lsn = ? WHERE seq = ?"));
+    stmt->Bind(1, container_lsns_.at(container_seq)).Bind(2, container_seq);
+    COSMOS_RETURN_IF_ERROR(stmt->Run());
+  }
+  return Status();
+}
+
 Status Store::CommitOpenGroup() {
-  Status status = group_writes_ > 0 ? connection_->Run("COMMIT") : connection_->Run("ROLLBACK");
+  // The rows take the counted LSNs with the group's last statement; they are cleared from the
+  // list only once committed, so that a failed group's LSNs are written with a later one.
+  const bool commit = group_writes_ > 0 && !group_spoiled_;
+  Status status = commit ? WriteCountedLsns() : Status();
+  if (status.ok()) status = commit ? connection_->Run("COMMIT") : connection_->Run("ROLLBACK");
+  if (status.ok() && commit) lsns_to_write_.clear();
+  if (status.ok() && group_spoiled_) {
+    status = Status::Internal("a write failed part-way through; the writes that were to commit with it were undone");
+  }
+  group_spoiled_ = false;
   if (!status.ok()) {
     (void)connection_->Run("ROLLBACK");
     failed_group_ = open_group_;

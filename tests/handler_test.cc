@@ -11,6 +11,7 @@ using cosmos::Json;
 using cosmos::server::HttpRequest;
 using cosmos::server::HttpResponse;
 using cosmos::server::MasterKeyAuth;
+using cosmos::server::PreparedWrite;
 using cosmos::server::RequestHandler;
 using cosmos::server::ResourcePath;
 
@@ -33,8 +34,18 @@ class Emulator {
     handler_ = std::make_unique<RequestHandler>(*account_, std::move(auth).value(), options);
   }
 
+  // Answers a signed request as the server does: a write is prepared first and then handled as a
+  // batch of one (RequestHandler::PrepareWrite, HandleWrites), anything else by Handle.
   HttpResponse Call(const std::string& method, const std::string& path, const std::string& body = "",
                     std::vector<std::pair<std::string, std::string>> headers = {}) {
+    HttpRequest request = Signed(method, path, body, std::move(headers));
+    if (!RequestHandler::MayWrite(request)) return handler_->Handle(request);
+    PreparedWrite prepared = handler_->PrepareWrite(std::move(request));
+    return handler_->HandleWrites({&prepared}).front();
+  }
+
+  HttpRequest Signed(const std::string& method, const std::string& path, const std::string& body = "",
+                     std::vector<std::pair<std::string, std::string>> headers = {}) const {
     HttpRequest request;
     request.method = method;
     request.target = path;
@@ -49,8 +60,10 @@ class Emulator {
       request.headers.Set("authorization", "type%3Dmaster%26ver%3D1.0%26sig%3D" + sig);
     }
     for (auto& [name, value] : headers) request.headers.Set(name, value);
-    return handler_->Handle(request);
+    return request;
   }
+
+  const RequestHandler& handler() const { return *handler_; }
 
   // Creates database "db" and container "c" partitioned on /pk.
   void CreateContainer(const std::string& extra = "") {
@@ -354,5 +367,49 @@ TEST_CASE("stored documents are valid JSON with one set of system properties", "
     size_t count = 0;
     for (auto it = stored.begin(); it != stored.end(); ++it) count += it.key() == "_ts";
     CHECK(count == 1);
+  }
+}
+
+TEST_CASE("a batch of prepared writes answers each write as Handle would", "[handler]") {
+  Emulator emulator;
+  emulator.CreateContainer();
+  const std::string docs = "/dbs/db/colls/c/docs";
+  const std::pair<std::string, std::string> pk{"x-ms-documentdb-partitionkey", R"(["a"])"};
+  std::vector<HttpRequest> requests = {
+      emulator.Signed("POST", docs, R"({"id":"1","pk":"a"})", {pk}),         // created
+      emulator.Signed("POST", docs, R"({"id":"1","pk":"a"})", {pk}),         // a conflict with the first
+      emulator.Signed("POST", docs, R"({"id":"2","pk":"a",)", {pk}),         // not JSON
+      emulator.Signed("POST", docs, R"({"pk":"a"})", {pk}),                  // no id
+      emulator.Signed("POST", "/dbs/db/colls/missing/docs", R"({"id":"3","pk":"a"})", {pk}),
+      emulator.Signed("PUT", docs + "/1", R"({"id":"1","pk":"a","v":2})", {pk}),  // replaced
+  };
+  for (HttpRequest& request : requests) request.headers.Set("x-ms-activity-id", "a0e7c9b6-5b1f-4e33-9d0e-2f6c1b7a8d41");
+  HttpRequest unsigned_write = requests[0];
+  unsigned_write.headers.Set("authorization", "type%3Dmaster%26ver%3D1.0%26sig%3Dbad");
+  requests.push_back(unsigned_write);
+
+  std::vector<PreparedWrite> prepared;
+  for (const HttpRequest& request : requests) prepared.push_back(emulator.handler().PrepareWrite(request));
+  std::vector<PreparedWrite*> batch;
+  for (PreparedWrite& write : prepared) batch.push_back(&write);
+  std::vector<HttpResponse> responses = emulator.handler().HandleWrites(batch);
+  REQUIRE(responses.size() == requests.size());
+  const std::vector<int> statuses = {201, 409, 400, 400, 404, 200, 401};
+  for (size_t index = 0; index < responses.size(); ++index) {
+    INFO("request " << index);
+    CHECK(responses[index].status == statuses[index]);
+    CHECK(responses[index].FindHeader("x-ms-request-charge"));
+    CHECK(responses[index].FindHeader("x-ms-activity-id"));
+  }
+  CHECK(Json::parse(responses[5].body)["v"] == 2);
+
+  // Handle, which parses the document itself, gives the same answers to the same faults.
+  Emulator direct;
+  direct.CreateContainer();
+  for (size_t index : {2, 3, 4}) {
+    INFO("request " << index);
+    HttpResponse answer = direct.handler().Handle(requests[index]);
+    CHECK(answer.status == statuses[index]);
+    CHECK(Json::parse(answer.body)["message"] == Json::parse(responses[index].body)["message"]);
   }
 }

@@ -357,3 +357,99 @@ TEST_CASE("a write batch commits its writes once, at its end, with the writes th
     CHECK(ids == std::vector<std::string>{"batch-1", "batch-2", "other-thread"});
   }
 }
+
+TEST_CASE("a write that is not isolated spoils its group only if it fails after a change", "[store]") {
+  auto [store, container] = SeedStore({});
+  auto write = [&, container = container](int64_t seq, const std::string& id, bool commit) {
+    auto txn = store->BeginWrite(/*isolated=*/false);
+    if (!txn.ok()) return txn.status();
+    COSMOS_RETURN_IF_ERROR(txn->InsertDocument(container, Document(seq, "[1]", id, "{}")));
+    return commit ? txn->Commit() : cosmos::Status();
+  };
+  auto ids = [&, container = container] {
+    auto read = store->BeginRead();
+    REQUIRE_OK(read);
+    auto rows = read->ListDocuments(container, cosmos::storage::DocumentScope::All(), std::nullopt, 10);
+    REQUIRE_OK(rows);
+    std::vector<std::string> found;
+    for (const auto& row : *rows) found.push_back(row.id);
+    std::sort(found.begin(), found.end());
+    return found;
+  };
+
+  // Refused before any change (a duplicate id): the batch's other writes commit.
+  store->BeginBatch();
+  REQUIRE_OK(write(1, "a", true));
+  CHECK(write(2, "a", true).code() == cosmos::ErrorCode::kConflict);
+  REQUIRE_OK(write(3, "b", true));
+  REQUIRE_OK(store->EndBatch());
+  CHECK(ids() == std::vector<std::string>{"a", "b"});
+
+  // Dropped after a change: the whole batch is undone and its end reports it.
+  store->BeginBatch();
+  REQUIRE_OK(write(4, "c", true));
+  REQUIRE_OK(write(5, "half-done", false));
+  REQUIRE_OK(write(6, "d", true));
+  CHECK_FALSE(store->EndBatch().ok());
+  CHECK(ids() == std::vector<std::string>{"a", "b"});
+
+  // Isolated before its change, a dropped write leaves the others be; after one, it cannot be.
+  store->BeginBatch();
+  {
+    auto txn = store->BeginWrite(/*isolated=*/false);
+    REQUIRE_OK(txn);
+    REQUIRE_OK(txn->Isolate());
+    REQUIRE_OK(txn->InsertDocument(container, Document(7, "[1]", "isolated-dropped", "{}")));
+  }
+  {
+    auto txn = store->BeginWrite(/*isolated=*/false);
+    REQUIRE_OK(txn);
+    REQUIRE_OK(txn->InsertDocument(container, Document(8, "[1]", "e", "{}")));
+    CHECK_FALSE(txn->Isolate().ok());
+    REQUIRE_OK(txn->Commit());
+  }
+  REQUIRE_OK(store->EndBatch());
+  CHECK(ids() == std::vector<std::string>{"a", "b", "e"});
+}
+
+TEST_CASE("container LSNs are counted in memory, read back at once and kept in the file", "[store]") {
+  cosmos_test::ScratchDir dir("cosmolite-lsn-test-");
+  StoreOptions options;
+  options.path = dir.File("data.db");
+  {
+    auto [store, container] = SeedStore(options);
+    store->BeginBatch();
+    for (int64_t expected = 1; expected <= 3; ++expected) {
+      auto txn = store->BeginWrite(/*isolated=*/false);
+      REQUIRE_OK(txn);
+      auto lsn = txn->NextLsn(container);
+      REQUIRE_OK(lsn);
+      CHECK(*lsn == expected);
+      REQUIRE_OK(txn->Commit());
+    }
+    {
+      auto read = store->BeginRead();
+      REQUIRE_OK(read);
+      auto found = read->FindContainerBySeq(container);
+      REQUIRE_OK(found);
+      REQUIRE(found->has_value());
+      CHECK((*found)->lsn == 3);  // before the batch commits, the row still says 0
+    }
+    REQUIRE_OK(store->EndBatch());
+    {
+      auto dropped = store->BeginWrite();  // takes an LSN, then rolls back: a gap in the count
+      REQUIRE_OK(dropped);
+      REQUIRE_OK(dropped->NextLsn(container));
+    }
+  }
+  auto store = Store::Open(options);
+  REQUIRE_OK(store);
+  auto txn = store.value()->BeginWrite();
+  REQUIRE_OK(txn);
+  auto lsn = txn->NextLsn(1);
+  REQUIRE_OK(lsn);
+  CHECK(*lsn >= 4);
+  auto found = txn->FindContainerBySeq(1);
+  REQUIRE_OK(found);
+  CHECK((*found)->lsn == *lsn);
+}

@@ -139,4 +139,6 @@ Result<Statement*> Connection::Prepare(const std::string& sql) {
 
 int64_t Connection::Changes() const { return sqlite3_changes64(db_); }
 
+int64_t Connection::TotalChanges() const { return sqlite3_total_changes64(db_); }
+
 }  // namespace cosmos::storage::sqlite

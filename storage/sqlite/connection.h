@@ -65,6 +65,8 @@ class Connection {
   Result<Statement*> Prepare(const std::string& sql);
 
   int64_t Changes() const;
+  // Rows inserted, updated or deleted since the connection opened.
+  int64_t TotalChanges() const;
   // In WAL mode: after each commit, calls `after_commit` with the WAL's size in pages. This
   // replaces SQLite's automatic checkpoint on this connection; when `after_commit` returns true,
   // a passive checkpoint runs here and then.
