@@ -1037,10 +1037,11 @@ class StoredDocumentSource : public query::DocumentSource {
     while (index_ == batch_.size()) {
       if (scope_index_ == scopes_.size()) return false;
       // The cursor carries over from scope to scope: keys only grow, so it filters nothing later.
-      COSMOS_ASSIGN_OR_RETURN(batch_, txn_.ListDocuments(container_seq_, scopes_[scope_index_], next_, kBatch,
+      COSMOS_ASSIGN_OR_RETURN(batch_, txn_.ListDocuments(container_seq_, scopes_[scope_index_], next_, batch_size_,
                                                          include_next_));
       index_ = 0;
-      if (batch_.size() < static_cast<size_t>(kBatch)) ++scope_index_;
+      if (batch_.size() < static_cast<size_t>(batch_size_)) ++scope_index_;
+      batch_size_ = std::min(batch_size_ * 2, kMaxBatch);
       if (batch_.empty()) continue;
       include_next_ = false;
       next_ = storage::DocumentPosition{batch_.back().partition_key, batch_.back().id};
@@ -1057,7 +1058,11 @@ class StoredDocumentSource : public query::DocumentSource {
   }
 
  private:
-  static constexpr int64_t kBatch = 256;
+  // Batches start small and double: a page that fills after a few documents reads little more
+  // than those, while a long scan still reads many rows per statement.
+  static constexpr int64_t kFirstBatch = 16;
+  static constexpr int64_t kMaxBatch = 256;
+  int64_t batch_size_ = kFirstBatch;
   const int64_t now_ = NowSeconds();
   storage::Transaction& txn_;
   int64_t container_seq_;
@@ -1511,6 +1516,26 @@ std::vector<OrderByPath> OrderByPaths(const query::SelectQuery& query) {
   return paths;
 }
 
+// Within one logical partition, an index lookup collects every matching document before it can
+// order them by key, while a scan of the partition reads in key order and stops when the page is
+// full. The scan wins when the lookup's ranges hold at least as many entries as the partition
+// holds documents (an equality on the partition key path, a wide range on a large container):
+// counting up to that many entries tells, without loading any document.
+Result<bool> PartitionScanIsCheaper(Transaction& txn, int64_t container_seq, const IndexLookup& lookup,
+                                    const std::string& partition_key) {
+  COSMOS_ASSIGN_OR_RETURN(auto partition, txn.GetLogicalPartitionSize(container_seq, partition_key));
+  int64_t entries = 0;
+  for (const IndexValueRange& range : lookup.ranges) {
+    COSMOS_ASSIGN_OR_RETURN(int64_t counted,
+                            txn.CountIndexRange(container_seq, lookup.path, range.lower, range.lower_inclusive,
+                                                range.upper, range.upper_inclusive,
+                                                partition.document_count - entries));
+    entries += counted;
+    if (entries >= partition.document_count) return true;
+  }
+  return false;
+}
+
 // The index scan that yields a query's documents in its ORDER BY order, when one can: a single
 // ORDER BY item on an indexed path, one FROM source, no grouping, aggregate or DISTINCT. When the
 // WHERE clause bounds the same path, the scan keeps to those bounds (documents outside fail the
@@ -1674,6 +1699,11 @@ Result<QueryResponse> Account::QueryItems(const QueryRequest& request) {
   std::optional<IndexLookup> ordered;
   if (!container->index_build) {
     COSMOS_ASSIGN_OR_RETURN(ordered, OrderedIndexScan(txn, *container, *prepared, lookup, descending));
+  }
+  if (!ordered && lookup && scopes.size() == 1 && scopes.front().partition_key) {
+    COSMOS_ASSIGN_OR_RETURN(bool scan, PartitionScanIsCheaper(txn, container->container.seq, *lookup,
+                                                              *scopes.front().partition_key));
+    if (scan) lookup.reset();
   }
   uint64_t index_entries_read = 0;
   query::OpenSource open_source = [&](const Json* start) -> Result<std::unique_ptr<query::DocumentSource>> {

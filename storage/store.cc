@@ -413,6 +413,22 @@ Result<int64_t> Transaction::CountIndexEntries(int64_t container_seq, std::strin
   return has_row ? stmt->ColumnInt(0) : 0;
 }
 
+Result<int64_t> Transaction::CountIndexRange(int64_t container_seq, std::string_view path, std::string_view lower,
+                                             bool lower_inclusive, std::string_view upper, bool upper_inclusive,
+                                             int64_t limit) {
+  std::string sql = "SELECT count(*) FROM (SELECT 1 FROM index_entries WHERE container_seq = ? AND path = ? AND value ";
+  sql += lower_inclusive ? ">= ?" : "> ?";
+  if (!upper.empty()) sql += upper_inclusive ? " AND value <= ?" : " AND value < ?";
+  sql += " LIMIT ?)";
+  COSMOS_ASSIGN_OR_RETURN(auto* stmt, connection_->Prepare(sql));
+  stmt->Bind(1, container_seq).Bind(2, path).Bind(3, lower);
+  int next = 4;
+  if (!upper.empty()) stmt->Bind(next++, upper);
+  stmt->Bind(next, limit);
+  COSMOS_ASSIGN_OR_RETURN(bool has_row, stmt->Step());
+  return has_row ? stmt->ColumnInt(0) : 0;
+}
+
 Status Transaction::StartIndexBuild(int64_t container_seq) {
   for (const char* sql : {"DELETE FROM index_entries WHERE container_seq = ?1",
                           "INSERT OR REPLACE INTO index_builds(container_seq, after_seq, total, done) "
@@ -502,7 +518,12 @@ Result<std::vector<DocumentRecord>> Transaction::ListDocuments(
     if (!scope.min_key.empty() && !cursor_inside) sql += " AND partition_key >= ?6";
     if (scope.max_key) sql += " AND partition_key < ?7";
   }
-  if (after && (scope.partition_key || cursor_inside)) {
+  if (after && scope.partition_key) {
+    // Within one partition the cursor is an id bound: with the row-value form SQLite would seek
+    // on (partition_key, id) alone, read past the partition's end and sort what it found.
+    if (*scope.partition_key == after->partition_key) sql += include_after ? " AND id >= ?4" : " AND id > ?4";
+    if (*scope.partition_key < after->partition_key) sql += " AND 0";  // the cursor is past the partition
+  } else if (after && cursor_inside) {
     sql += include_after ? " AND (partition_key, id) >= (?3, ?4)" : " AND (partition_key, id) > (?3, ?4)";
   }
   sql += " ORDER BY partition_key, id LIMIT ?5";
@@ -514,7 +535,8 @@ Result<std::vector<DocumentRecord>> Transaction::ListDocuments(
     if (!scope.min_key.empty() && !cursor_inside) stmt->Bind(6, scope.min_key);
     if (scope.max_key) stmt->Bind(7, *scope.max_key);
   }
-  if (after && (scope.partition_key || cursor_inside)) stmt->Bind(3, after->partition_key).Bind(4, after->id);
+  if (after && scope.partition_key && *scope.partition_key == after->partition_key) stmt->Bind(4, after->id);
+  if (after && cursor_inside) stmt->Bind(3, after->partition_key).Bind(4, after->id);
   stmt->Bind(5, limit);
   return CollectRows<DocumentRecord>(stmt, ReadDocument);
 }

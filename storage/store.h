@@ -193,6 +193,10 @@ class Transaction {
       const std::optional<std::pair<std::string, int64_t>>& after, int64_t limit);
   // How many index entries `path` has (documents with a scalar there).
   Result<int64_t> CountIndexEntries(int64_t container_seq, std::string_view path);
+  // How many entries at `path` lie between the bounds (as LookupIndex takes them), counting no
+  // further than `limit`: reads entries only, never documents.
+  Result<int64_t> CountIndexRange(int64_t container_seq, std::string_view path, std::string_view lower,
+                                  bool lower_inclusive, std::string_view upper, bool upper_inclusive, int64_t limit);
   // Index (re)builds: start one (dropping the container's entries), list, advance and finish.
   Status StartIndexBuild(int64_t container_seq);
   Result<std::vector<IndexBuild>> ListIndexBuilds();

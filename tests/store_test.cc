@@ -116,6 +116,20 @@ TEST_CASE("document pages follow (partition key, id) order from a cursor", "[sto
   auto one_partition = txn->ListDocuments(container, cosmos::storage::DocumentScope::Partition("[\"a\"]"), std::nullopt, 10);
   REQUIRE_OK(one_partition);
   CHECK(one_partition->size() == 3);
+
+  // A cursor within one partition: from its id; before the partition: all of it; past it: nothing.
+  auto ids_after = [&, container = container](const char* cursor_pk, const char* cursor_id, bool include) {
+    auto rows = txn->ListDocuments(container, cosmos::storage::DocumentScope::Partition("[\"a\"]"),
+                                   cosmos::storage::DocumentPosition{cursor_pk, cursor_id}, 10, include);
+    REQUIRE_OK(rows);
+    std::vector<std::string> ids;
+    for (const auto& row : *rows) ids.push_back(row.id);
+    return ids;
+  };
+  CHECK(ids_after("[\"a\"]", "1", false) == std::vector<std::string>{"2", "3"});
+  CHECK(ids_after("[\"a\"]", "2", true) == std::vector<std::string>{"2", "3"});
+  CHECK(ids_after("[\"\"]", "9", false) == std::vector<std::string>{"1", "2", "3"});
+  CHECK(ids_after("[\"b\"]", "0", false).empty());
 }
 
 TEST_CASE("a key range lists the documents whose partition key text falls inside it", "[store]") {

@@ -98,6 +98,7 @@ Result<int> Connection::CheckpointPassive() {
 }
 
 Connection::~Connection() {
+  prepared_since_reset_.clear();
   statements_.clear();  // finalize before close
   sqlite3_close(db_);
 }
@@ -119,14 +120,23 @@ Status Connection::Run(const std::string& sql) {
 }
 
 void Connection::ResetStatements() {
-  for (auto& [sql, statement] : statements_) statement->Rewind();
+  for (Statement* statement : prepared_since_reset_) {
+    statement->Rewind();
+    statement->listed_ = false;
+  }
+  prepared_since_reset_.clear();
 }
 
 Result<Statement*> Connection::Prepare(const std::string& sql) {
   auto found = statements_.find(sql);
   if (found != statements_.end()) {
-    found->second->Reset();
-    return found->second.get();
+    Statement* statement = found->second.get();
+    statement->Reset();
+    if (!statement->listed_) {
+      statement->listed_ = true;
+      prepared_since_reset_.push_back(statement);
+    }
+    return statement;
   }
   sqlite3_stmt* stmt = nullptr;
   if (sqlite3_prepare_v3(db_, sql.c_str(), static_cast<int>(sql.size()), SQLITE_PREPARE_PERSISTENT,
@@ -134,7 +144,10 @@ Result<Statement*> Connection::Prepare(const std::string& sql) {
     return SqliteError(db_, "sqlite prepare");
   }
   auto inserted = statements_.emplace(sql, std::make_unique<Statement>(stmt));
-  return inserted.first->second.get();
+  Statement* statement = inserted.first->second.get();
+  statement->listed_ = true;
+  prepared_since_reset_.push_back(statement);
+  return statement;
 }
 
 int64_t Connection::Changes() const { return sqlite3_changes64(db_); }

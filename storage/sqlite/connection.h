@@ -6,11 +6,12 @@
 
 #include <cstdint>
 #include <functional>
-#include <map>
 #include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_map>
+#include <vector>
 
 #include "common/result.h"
 
@@ -46,6 +47,8 @@ class Statement {
 
  private:
   sqlite3_stmt* stmt_;
+  bool listed_ = false;  // in its Connection's prepared_since_reset_
+  friend class Connection;
 };
 
 class Connection {
@@ -74,7 +77,8 @@ class Connection {
   // Copies what it can of the WAL into the database without waiting for other connections
   // (a passive checkpoint). Returns how many WAL frames the database now holds.
   Result<int> CheckpointPassive();
-  // Rewinds every cached statement, so that none keeps a read snapshot (and the WAL) open.
+  // Rewinds every statement Prepare handed out since the last call, so that none keeps a read
+  // snapshot (and the WAL) open.
   void ResetStatements();
 
  private:
@@ -82,7 +86,9 @@ class Connection {
 
   sqlite3* db_;
   std::function<bool(int)> wal_commit_hook_;
-  std::map<std::string, std::unique_ptr<Statement>, std::less<>> statements_;
+  std::unordered_map<std::string, std::unique_ptr<Statement>> statements_;
+  // Handed out by Prepare since the last ResetStatements: the only ones that can be mid-way.
+  std::vector<Statement*> prepared_since_reset_;
 };
 
 }  // namespace cosmos::storage::sqlite
