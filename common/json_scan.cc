@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "common/json_parse.h"
+
 namespace cosmos {
 namespace {
 
@@ -52,7 +54,7 @@ bool SkipValue(std::string_view text, size_t& i) {
 }
 
 Json FilteredFullParse(std::string_view text, const std::vector<std::string>& names) {
-  Json full = Json::parse(text, nullptr, /*allow_exceptions=*/false);
+  Json full = ParseJson(text);
   if (full.is_discarded() || !full.is_object()) return full;
   Json selected = Json::object();
   for (auto it = full.begin(); it != full.end(); ++it) {
@@ -81,7 +83,7 @@ Json ParseSelectedProperties(std::string_view text, const std::vector<std::strin
     if (raw_key.find('\\') == std::string_view::npos) {
       key.assign(raw_key);
     } else {  // an escaped name: let the JSON parser decode it
-      Json decoded = Json::parse(text.substr(key_start, i - key_start), nullptr, false);
+      Json decoded = ParseJson(text.substr(key_start, i - key_start));
       if (!decoded.is_string()) return FilteredFullParse(text, names);
       key = decoded.get<std::string>();
     }
@@ -92,7 +94,7 @@ Json ParseSelectedProperties(std::string_view text, const std::vector<std::strin
     size_t value_start = i;
     if (!SkipValue(text, i)) return FilteredFullParse(text, names);
     if (std::find(names.begin(), names.end(), key) != names.end()) {
-      Json value = Json::parse(text.substr(value_start, i - value_start), nullptr, /*allow_exceptions=*/false);
+      Json value = ParseJson(text.substr(value_start, i - value_start));
       if (value.is_discarded()) return value;
       selected[key] = std::move(value);
     }

@@ -8,6 +8,7 @@
 #include <cstdio>
 
 #include "common/json.h"
+#include "common/json_parse.h"
 #include "common/json_scan.h"
 #include "engine/container_cache.h"
 #include "engine/container_definition.h"
@@ -132,7 +133,7 @@ Result<Json> ParseObject(std::string_view body, const char* what, bool* compact 
   if (shape.depth > kMaxNestingDepth) {
     return Status::BadRequest(std::string("The ") + what + " nests deeper than 128 levels.");
   }
-  Json parsed = Json::parse(body, nullptr, /*allow_exceptions=*/false);
+  Json parsed = ParseJson(body);
   if (parsed.is_discarded()) {
     return Status::BadRequest(std::string("The ") + what + " is not valid JSON.");
   }
@@ -364,7 +365,7 @@ std::vector<int64_t> RangeOfKey(const ResolvedContainer& container, const std::s
 // The index entries a stored document has under the container's policy.
 std::vector<storage::IndexEntry> IndexEntriesOf(const IndexingPolicy& policy, const std::string& body) {
   if (policy.indexing_disabled()) return {};
-  return policy.IndexEntries(Json::parse(body, nullptr, /*allow_exceptions=*/false));
+  return policy.IndexEntries(ParseJson(body));
 }
 
 // Deletes a document together with its index entries.
@@ -1049,7 +1050,7 @@ class StoredDocumentSource : public query::DocumentSource {
     }
     storage::DocumentRecord& record = batch_[index_++];
     Json parsed = properties_ ? ParseSelectedProperties(record.body, *properties_)
-                              : Json::parse(record.body, nullptr, /*allow_exceptions=*/false);
+                              : ParseJson(record.body);
     if (parsed.is_discarded()) return Status::Internal("stored document is not valid JSON: " + record.id);
     doc.json = std::make_shared<const Json>(std::move(parsed));
     doc.bytes = record.body.size();
@@ -1094,7 +1095,7 @@ class IndexedDocumentSource : public query::DocumentSource {
       COSMOS_ASSIGN_OR_RETURN(auto record, txn_.FindDocument(container_seq_, position.partition_key, position.id));
       if (!record || IsExpired(*record, now_)) continue;
       Json parsed = properties_ ? ParseSelectedProperties(record->body, *properties_)
-                                : Json::parse(record->body, nullptr, /*allow_exceptions=*/false);
+                                : ParseJson(record->body);
       if (parsed.is_discarded()) return Status::Internal("stored document is not valid JSON: " + record->id);
       doc.json = std::make_shared<const Json>(std::move(parsed));
       doc.bytes = record->body.size();
@@ -1198,7 +1199,7 @@ class IndexOrderedDocumentSource : public query::DocumentSource {
       COSMOS_ASSIGN_OR_RETURN(auto record, txn_.FindDocumentBySeq(container_seq_, seq));
       if (!record || IsExpired(*record, now_) || !InScopes(record->partition_key)) continue;
       Json parsed = properties_ ? ParseSelectedProperties(record->body, *properties_)
-                                : Json::parse(record->body, nullptr, /*allow_exceptions=*/false);
+                                : ParseJson(record->body);
       if (parsed.is_discarded()) return Status::Internal("stored document is not valid JSON: " + record->id);
       query::SourceDocument& doc = group_.emplace_back();
       doc.json = std::make_shared<const Json>(std::move(parsed));
@@ -1956,7 +1957,7 @@ Result<int64_t> Account::SweepExpiredDocuments(int64_t now, int64_t limit) {
     if (!known->second) continue;
     // An expiry is a delete in the all-versions-and-deletes feed, marked timeToLiveExpired.
     COSMOS_ASSIGN_OR_RETURN(auto definition, PartitionKeyDefinition::Parse((*known->second)["partitionKey"]));
-    Json document = Json::parse(record.body, nullptr, /*allow_exceptions=*/false);
+    Json document = ParseJson(record.body);
     COSMOS_ASSIGN_OR_RETURN(int64_t lsn, txn.NextLsn(container_seq));
     ChangeLogEntry entry;
     entry.operation = "delete";
