@@ -232,13 +232,13 @@ class Account {
   Result<ResourceResponse> DeleteContainer(const ContainerAddress& container,
                                            const Preconditions& preconditions);
 
+  // The checks of a document's text that come before any other of a write (see ParsedItem).
+  // Thread-safe, and touches no store.
+  static Result<ParsedItem> ParseItem(std::string_view body);
   // Items. kOwnerResourceNotFound when the container is missing; kBadRequest for a malformed
   // document or id; kPartitionKeyMismatch when the header disagrees with the document;
   // kRequestEntityTooLarge over 2 MB; kConflict for a duplicate id or unique key;
   // kPreconditionFailed when If-Match is stale; kNotFound for a missing item.
-  // The checks of a document's text that come before any other of a write (see ParsedItem).
-  // Thread-safe, and touches no store.
-  static Result<ParsedItem> ParseItem(std::string_view body);
   Result<ResourceResponse> CreateItem(const ItemWrite& write);
   Result<ResourceResponse> UpsertItem(const ItemWrite& write);
   Result<ResourceResponse> ReplaceItem(const ItemWrite& write, const ResourceName& id);
