@@ -1,4 +1,4 @@
-// Text encodings shared by the server and the engine: base64 and percent-decoding.
+// Text encodings shared across the code base: base64, percent-decoding, UTF-8 encoding.
 // Pure functions; thread-safe.
 #pragma once
 
@@ -17,6 +17,9 @@ std::optional<std::vector<uint8_t>> Base64Decode(std::string_view text);
 // Decodes %XX escapes (and nothing else: '+' stays '+', as in URL paths).
 // Returns nullopt for a malformed escape.
 std::optional<std::string> PercentDecode(std::string_view text);
+
+// Appends the UTF-8 encoding of one code point (at most U+10FFFF).
+void AppendUtf8(std::string& out, char32_t code_point);
 
 std::string ToLowerAscii(std::string_view text);
 bool EqualsIgnoreCaseAscii(std::string_view a, std::string_view b);

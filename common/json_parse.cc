@@ -7,6 +7,8 @@
 #include <cstring>
 #include <string>
 
+#include "common/encoding.h"
+
 namespace cosmos {
 namespace {
 
@@ -20,24 +22,6 @@ int HexValue(char c) {
   if (c >= 'a' && c <= 'f') return c - 'a' + 10;
   if (c >= 'A' && c <= 'F') return c - 'A' + 10;
   return -1;
-}
-
-void AppendUtf8(std::string& out, uint32_t code) {
-  if (code < 0x80) {
-    out += static_cast<char>(code);
-  } else if (code < 0x800) {
-    out += static_cast<char>(0xC0 | (code >> 6));
-    out += static_cast<char>(0x80 | (code & 0x3F));
-  } else if (code < 0x10000) {
-    out += static_cast<char>(0xE0 | (code >> 12));
-    out += static_cast<char>(0x80 | ((code >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (code & 0x3F));
-  } else {
-    out += static_cast<char>(0xF0 | (code >> 18));
-    out += static_cast<char>(0x80 | ((code >> 12) & 0x3F));
-    out += static_cast<char>(0x80 | ((code >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (code & 0x3F));
-  }
 }
 
 // The length of the well-formed UTF-8 sequence (RFC 3629) starting at `p`, whose first byte is
@@ -86,6 +70,10 @@ class Parser {
 
   bool ParseValue(Json& out, int depth) {
     if (p_ == end_) return false;
+    if ((*p_ == '{' || *p_ == '[') && depth >= kMaxRecursion) {
+      too_deep_ = true;
+      return false;
+    }
     switch (*p_) {
       case '{':
         return ParseObject(out, depth + 1);
@@ -115,10 +103,6 @@ class Parser {
   }
 
   bool ParseObject(Json& out, int depth) {
-    if (depth > kMaxRecursion) {
-      too_deep_ = true;
-      return false;
-    }
     ++p_;  // {
     out = Json::object();
     auto& members = out.get_ref<Json::object_t&>();
@@ -141,23 +125,11 @@ class Parser {
       // ordered_map::emplace leaves `value` alone when the name exists: the later value wins.
       auto [member, inserted] = members.emplace(name, std::move(value));
       if (!inserted) member->second = std::move(value);
-      SkipSpace();
-      if (p_ == end_) return false;
-      if (*p_ == '}') {
-        ++p_;
-        return true;
-      }
-      if (*p_ != ',') return false;
-      ++p_;
-      SkipSpace();
+      if (Separator next = AfterItem('}'); next != Separator::kComma) return next == Separator::kClose;
     }
   }
 
   bool ParseArray(Json& out, int depth) {
-    if (depth > kMaxRecursion) {
-      too_deep_ = true;
-      return false;
-    }
     ++p_;  // [
     out = Json::array();
     auto& items = out.get_ref<Json::array_t&>();
@@ -169,16 +141,18 @@ class Parser {
     for (;;) {
       items.emplace_back();
       if (!ParseValue(items.back(), depth)) return false;
-      SkipSpace();
-      if (p_ == end_) return false;
-      if (*p_ == ']') {
-        ++p_;
-        return true;
-      }
-      if (*p_ != ',') return false;
-      ++p_;
-      SkipSpace();
+      if (Separator next = AfterItem(']'); next != Separator::kComma) return next == Separator::kClose;
     }
+  }
+
+  // What follows an object member or array item: the container's `close`, or a comma and more.
+  enum class Separator { kClose, kComma, kInvalid };
+  Separator AfterItem(char close) {
+    SkipSpace();
+    if (p_ == end_ || (*p_ != close && *p_ != ',')) return Separator::kInvalid;
+    bool closed = *p_++ == close;
+    if (!closed) SkipSpace();
+    return closed ? Separator::kClose : Separator::kComma;
   }
 
   bool ParseString(std::string& out) {
