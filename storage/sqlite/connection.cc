@@ -1,5 +1,7 @@
 #include "storage/sqlite/connection.h"
 
+#include "storage/sqlite/page_cache.h"
+
 #include <sqlite3.h>
 
 #include <algorithm>
@@ -65,6 +67,7 @@ bool Statement::ColumnIsNull(int column) const {
 }
 
 Result<std::unique_ptr<Connection>> Connection::Open(const std::string& path) {
+  InstallPageCacheLayer();  // before SQLite initialises, which the first open does
   sqlite3* db = nullptr;
   int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX;
   if (sqlite3_open_v2(path.c_str(), &db, flags, nullptr) != SQLITE_OK) {

@@ -1,5 +1,5 @@
 // Thin RAII wrappers over SQLite: a Connection and its cached prepared Statements.
-// The only place in the code base that includes sqlite3.h.
+// With page_cache.cc, the only place in the code base that includes sqlite3.h.
 // Thread-safety: none. A Connection and its Statements belong to one thread at a time;
 // the Store serialises access with its own mutex.
 #pragma once
