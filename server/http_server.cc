@@ -49,12 +49,17 @@ class SessionControl {
 // Runs write requests on one thread, in batches: whatever queued while one batch ran becomes the
 // next, and its writes share one commit (RequestHandler::HandleWrites). One thread rather than a
 // pool: SQLite takes one writer at a time anyway, and a single thread that wakes once per batch
-// spares the context switches of many threads taking turns at the store's lock.
+// spares the context switches of many threads taking turns at the store's lock. For the same
+// reason a batch's answers go back to the I/O threads as one handler, which starts every
+// response there: one wake-up per batch instead of one per write.
 class WriteBatcher {
  public:
+  // Called on an I/O thread with the write's response.
   using Done = std::function<void(HttpResponse)>;
 
-  explicit WriteBatcher(const RequestHandler& handler) : handler_(handler), thread_([this] { Loop(); }) {}
+  WriteBatcher(const RequestHandler& handler, net::any_io_executor io, int io_threads)
+      : handler_(handler), io_(std::move(io)), io_threads_(static_cast<size_t>(std::max(1, io_threads))),
+        thread_([this] { Loop(); }) {}
   ~WriteBatcher() { Stop(); }
 
   // Prepares the write on the calling thread (RequestHandler::PrepareWrite), then queues it.
@@ -101,12 +106,24 @@ class WriteBatcher {
       writes.clear();
       for (Pending& pending : batch) writes.push_back(&pending.write);
       std::vector<HttpResponse> responses = handler_.HandleWrites(writes);
-      for (size_t index = 0; index < batch.size(); ++index) batch[index].done(std::move(responses[index]));
+      // One share per I/O thread, so that all of them send.
+      size_t share = (batch.size() + io_threads_ - 1) / io_threads_;
+      for (size_t first = 0; first < batch.size(); first += share) {
+        std::vector<std::pair<Done, HttpResponse>> answers;
+        for (size_t index = first; index < std::min(batch.size(), first + share); ++index) {
+          answers.emplace_back(std::move(batch[index].done), std::move(responses[index]));
+        }
+        net::post(io_, [answers = std::move(answers)]() mutable {
+          for (auto& [done, response] : answers) done(std::move(response));
+        });
+      }
       batch.clear();
     }
   }
 
   const RequestHandler& handler_;
+  net::any_io_executor io_;  // the I/O threads' io_context
+  size_t io_threads_;
   std::mutex mu_;
   std::condition_variable wake_;
   std::vector<Pending> queue_;  // guarded by mu_
@@ -116,7 +133,8 @@ class WriteBatcher {
 };
 
 struct ServerState {
-  ServerState(const RequestHandler& h, int query_threads) : handler(h), queries(query_threads), writes(h) {}
+  ServerState(const RequestHandler& h, int query_threads, net::any_io_executor io, int io_threads)
+      : handler(h), queries(query_threads), writes(h, std::move(io), io_threads) {}
 
   const RequestHandler& handler;
   net::thread_pool queries;  // runs queries, which may take long, off the I/O threads
@@ -217,11 +235,12 @@ class HttpSession : public SessionControl {
       return Send(state_.handler.Handle(request), version, !keep_alive);
     }
     // Writes go to the write thread, queries to the query pool; the answer comes back to this
-    // connection's strand. The tracked executor counts as pending work, so a shutdown still
-    // sends the answer before Run() returns.
+    // connection's strand, and starts there at once when it arrives on an I/O thread that the
+    // strand is free on (dispatch). The tracked executor counts as pending work, so a shutdown
+    // still sends the answer before Run() returns.
     auto strand = net::prefer(Self().stream().get_executor(), net::execution::outstanding_work.tracked);
     auto answer = [self = Self().shared_from_this(), strand, version, keep_alive](HttpResponse response) {
-      net::post(strand, [self, response = std::move(response), version, keep_alive]() mutable {
+      net::dispatch(strand, [self, response = std::move(response), version, keep_alive]() mutable {
         self->Send(std::move(response), version, !keep_alive);
       });
     };
@@ -360,8 +379,8 @@ class HttpServer::Impl {
  public:
   Impl(ServerOptions options, const RequestHandler& handler)
       : options_(std::move(options)),
-        state_(handler, std::max(1, options_.worker_threads)),
         ioc_(std::max(1, options_.threads)),
+        state_(handler, std::max(1, options_.worker_threads), ioc_.get_executor(), options_.threads),
         acceptor_(net::make_strand(ioc_)),
         signals_(ioc_, SIGINT, SIGTERM),
         tls_context_(ssl::context::tls_server) {}
@@ -473,8 +492,8 @@ class HttpServer::Impl {
   }
 
   ServerOptions options_;
+  net::io_context ioc_;  // before state_: the write thread posts answers to it until state_ goes
   ServerState state_;
-  net::io_context ioc_;
   tcp::acceptor acceptor_;
   net::signal_set signals_;
   ssl::context tls_context_;
