@@ -50,25 +50,24 @@ class SessionControl {
 // next, and its writes share one commit (RequestHandler::HandleWrites). One thread rather than a
 // pool: SQLite takes one writer at a time anyway, and a single thread that wakes once per batch
 // spares the context switches of many threads taking turns at the store's lock. For the same
-// reason a batch's answers go back to the I/O threads as one handler, which starts every
-// response there: one wake-up per batch instead of one per write.
+// reason a batch's answers go back as one handler per I/O thread, which starts every response of
+// its connections: one wake-up per thread and batch instead of one per write.
 class WriteBatcher {
  public:
-  // Called on an I/O thread with the write's response.
+  // Called on the connection's I/O thread with the write's response.
   using Done = std::function<void(HttpResponse)>;
 
-  WriteBatcher(const RequestHandler& handler, net::any_io_executor io, int io_threads)
-      : handler_(handler), io_(std::move(io)), io_threads_(static_cast<size_t>(std::max(1, io_threads))),
-        thread_([this] { Loop(); }) {}
+  explicit WriteBatcher(const RequestHandler& handler) : handler_(handler), thread_([this] { Loop(); }) {}
   ~WriteBatcher() { Stop(); }
 
-  // Prepares the write on the calling thread (RequestHandler::PrepareWrite), then queues it.
-  void Submit(HttpRequest request, Done done) {
+  // Prepares the write on the calling thread (RequestHandler::PrepareWrite), then queues it;
+  // `done` runs on `io`, the connection's I/O context.
+  void Submit(HttpRequest request, net::io_context& io, Done done) {
     PreparedWrite prepared = handler_.PrepareWrite(std::move(request));
     bool idle;
     {
       std::lock_guard<std::mutex> lock(mu_);
-      queue_.push_back({std::move(prepared), std::move(done)});
+      queue_.push_back({std::move(prepared), &io, std::move(done)});
       idle = idle_;
     }
     if (idle) wake_.notify_one();
@@ -87,6 +86,7 @@ class WriteBatcher {
  private:
   struct Pending {
     PreparedWrite write;
+    net::io_context* io;
     Done done;
   };
 
@@ -106,14 +106,17 @@ class WriteBatcher {
       writes.clear();
       for (Pending& pending : batch) writes.push_back(&pending.write);
       std::vector<HttpResponse> responses = handler_.HandleWrites(writes);
-      // One share per I/O thread, so that all of them send.
-      size_t share = (batch.size() + io_threads_ - 1) / io_threads_;
-      for (size_t first = 0; first < batch.size(); first += share) {
+      // Each I/O context gets the answers of its connections in one handler.
+      for (size_t first = 0; first < batch.size(); ++first) {
+        net::io_context* io = batch[first].io;
+        if (io == nullptr) continue;  // answered with an earlier context's
         std::vector<std::pair<Done, HttpResponse>> answers;
-        for (size_t index = first; index < std::min(batch.size(), first + share); ++index) {
+        for (size_t index = first; index < batch.size(); ++index) {
+          if (batch[index].io != io) continue;
           answers.emplace_back(std::move(batch[index].done), std::move(responses[index]));
+          batch[index].io = nullptr;
         }
-        net::post(io_, [answers = std::move(answers)]() mutable {
+        net::post(*io, [answers = std::move(answers)]() mutable {
           for (auto& [done, response] : answers) done(std::move(response));
         });
       }
@@ -122,8 +125,6 @@ class WriteBatcher {
   }
 
   const RequestHandler& handler_;
-  net::any_io_executor io_;  // the I/O threads' io_context
-  size_t io_threads_;
   std::mutex mu_;
   std::condition_variable wake_;
   std::vector<Pending> queue_;  // guarded by mu_
@@ -133,8 +134,7 @@ class WriteBatcher {
 };
 
 struct ServerState {
-  ServerState(const RequestHandler& h, int query_threads, net::any_io_executor io, int io_threads)
-      : handler(h), queries(query_threads), writes(h, std::move(io), io_threads) {}
+  ServerState(const RequestHandler& h, int query_threads) : handler(h), queries(query_threads), writes(h) {}
 
   const RequestHandler& handler;
   net::thread_pool queries;  // runs queries, which may take long, off the I/O threads
@@ -235,16 +235,19 @@ class HttpSession : public SessionControl {
       return Send(state_.handler.Handle(request), version, !keep_alive);
     }
     // Writes go to the write thread, queries to the query pool; the answer comes back to this
-    // connection's strand, and starts there at once when it arrives on an I/O thread that the
-    // strand is free on (dispatch). The tracked executor counts as pending work, so a shutdown
-    // still sends the answer before Run() returns.
+    // connection's strand, and starts there at once when it arrives on the connection's I/O
+    // thread (dispatch). The tracked executor counts as pending work, so a shutdown still sends
+    // the answer before Run() returns.
     auto strand = net::prefer(Self().stream().get_executor(), net::execution::outstanding_work.tracked);
     auto answer = [self = Self().shared_from_this(), strand, version, keep_alive](HttpResponse response) {
       net::dispatch(strand, [self, response = std::move(response), version, keep_alive]() mutable {
         self->Send(std::move(response), version, !keep_alive);
       });
     };
-    if (RequestHandler::MayWrite(request)) return state_.writes.Submit(std::move(request), std::move(answer));
+    if (RequestHandler::MayWrite(request)) {
+      auto& io = static_cast<net::io_context&>(net::query(strand, net::execution::context));
+      return state_.writes.Submit(std::move(request), io, std::move(answer));
+    }
     net::post(state_.queries, [self = Self().shared_from_this(), request = std::move(request),
                                answer = std::move(answer)]() mutable { answer(self->state_.handler.Handle(request)); });
   }
@@ -379,10 +382,10 @@ class HttpServer::Impl {
  public:
   Impl(ServerOptions options, const RequestHandler& handler)
       : options_(std::move(options)),
-        ioc_(std::max(1, options_.threads)),
-        state_(handler, std::max(1, options_.worker_threads), ioc_.get_executor(), options_.threads),
-        acceptor_(net::make_strand(ioc_)),
-        signals_(ioc_, SIGINT, SIGTERM),
+        contexts_(MakeContexts(options_.threads)),
+        state_(handler, std::max(1, options_.worker_threads)),
+        acceptor_(net::make_strand(*contexts_[0])),
+        signals_(*contexts_[0], SIGINT, SIGTERM),
         tls_context_(ssl::context::tls_server) {}
 
   ~Impl() { FinishWatchdog(); }
@@ -422,13 +425,13 @@ class HttpServer::Impl {
     });
     DoAccept();
     std::vector<std::thread> workers;
-    for (int index = 1; index < std::max(1, options_.threads); ++index) {
-      workers.emplace_back([this] {
+    for (size_t index = 1; index < contexts_.size(); ++index) {
+      workers.emplace_back([this, index] {
         NameThisThread("cosmolite-io");
-        ioc_.run();
+        contexts_[index]->run();
       });
     }
-    ioc_.run();
+    contexts_[0]->run();
     for (auto& worker : workers) worker.join();
     state_.queries.join();
     state_.writes.Stop();
@@ -443,7 +446,9 @@ class HttpServer::Impl {
       std::lock_guard<std::mutex> lock(done_mu_);
       watchdog_ = std::thread([this] {
         std::unique_lock<std::mutex> wait_lock(done_mu_);
-        if (!done_cv_.wait_for(wait_lock, kShutdownGrace, [this] { return done_; })) ioc_.stop();
+        if (!done_cv_.wait_for(wait_lock, kShutdownGrace, [this] { return done_; })) {
+          for (auto& context : contexts_) context->stop();
+        }
       });
     }
     net::post(acceptor_.get_executor(), [this] {
@@ -452,6 +457,8 @@ class HttpServer::Impl {
       signals_.cancel(ignored);
     });
     state_.CloseAll();
+    // Each context now runs until its last connection ends.
+    for (auto& guard : idle_guards_) guard.reset();
   }
 
  private:
@@ -468,7 +475,9 @@ class HttpServer::Impl {
   }
 
   void DoAccept() {
-    acceptor_.async_accept(net::make_strand(ioc_), [this](beast::error_code ec, tcp::socket socket) {
+    // Connections take the I/O threads in turn; each stays on its thread.
+    net::io_context& context = *contexts_[next_context_++ % contexts_.size()];
+    acceptor_.async_accept(net::make_strand(context), [this](beast::error_code ec, tcp::socket socket) {
       if (ec == net::error::operation_aborted || state_.stopping) return;
       if (!ec) {
         socket.set_option(tcp::no_delay(true), ec);
@@ -491,8 +500,26 @@ class HttpServer::Impl {
     }
   }
 
+  // One I/O context per I/O thread: a connection's reads, writes and answers stay on one thread,
+  // and the threads never wake each other to share a queue.
+  static std::vector<std::unique_ptr<net::io_context>> MakeContexts(int threads) {
+    std::vector<std::unique_ptr<net::io_context>> contexts;
+    for (int index = 0; index < std::max(1, threads); ++index) contexts.push_back(std::make_unique<net::io_context>(1));
+    return contexts;
+  }
+  static std::vector<net::executor_work_guard<net::io_context::executor_type>> MakeGuards(
+      const std::vector<std::unique_ptr<net::io_context>>& contexts) {
+    std::vector<net::executor_work_guard<net::io_context::executor_type>> guards;
+    for (const auto& context : contexts) guards.push_back(net::make_work_guard(*context));
+    return guards;
+  }
+
   ServerOptions options_;
-  net::io_context ioc_;  // before state_: the write thread posts answers to it until state_ goes
+  // Before state_: the write thread posts answers to them until state_ goes.
+  std::vector<std::unique_ptr<net::io_context>> contexts_;
+  // Keep every context running while it has no connection, until Shutdown.
+  std::vector<net::executor_work_guard<net::io_context::executor_type>> idle_guards_ = MakeGuards(contexts_);
+  size_t next_context_ = 0;  // acceptor's strand only
   ServerState state_;
   tcp::acceptor acceptor_;
   net::signal_set signals_;
