@@ -860,7 +860,7 @@ Store::~Store() { checkpointer_.reset(); }
 Result<std::unique_ptr<Store>> Store::Open(const StoreOptions& options) {
   bool in_memory = options.path.empty();
   COSMOS_ASSIGN_OR_RETURN(auto connection,
-                          sqlite::Connection::Open(in_memory ? ":memory:" : options.path));
+                          sqlite::Connection::Open(in_memory ? ":memory:" : options.path, /*batch_wal_writes=*/true));
   std::string pragmas = "PRAGMA temp_store = MEMORY; PRAGMA cache_size = -65536;";
   if (!in_memory) {
     pragmas += "PRAGMA journal_mode = WAL; PRAGMA mmap_size = 268435456;";

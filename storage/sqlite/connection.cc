@@ -1,6 +1,7 @@
 #include "storage/sqlite/connection.h"
 
 #include "storage/sqlite/page_cache.h"
+#include "storage/sqlite/wal_vfs.h"
 
 #include <sqlite3.h>
 
@@ -66,11 +67,12 @@ bool Statement::ColumnIsNull(int column) const {
   return sqlite3_column_type(stmt_, column) == SQLITE_NULL;
 }
 
-Result<std::unique_ptr<Connection>> Connection::Open(const std::string& path) {
+Result<std::unique_ptr<Connection>> Connection::Open(const std::string& path, bool batch_wal_writes) {
   InstallPageCacheLayer();  // before SQLite initialises, which the first open does
+  const char* vfs = batch_wal_writes ? RegisterWalBatchingVfs() : nullptr;
   sqlite3* db = nullptr;
   int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX;
-  if (sqlite3_open_v2(path.c_str(), &db, flags, nullptr) != SQLITE_OK) {
+  if (sqlite3_open_v2(path.c_str(), &db, flags, vfs) != SQLITE_OK) {
     Status status = SqliteError(db, "cannot open " + path);
     sqlite3_close(db);
     return status;

@@ -1,5 +1,5 @@
 // Thin RAII wrappers over SQLite: a Connection and its cached prepared Statements.
-// With page_cache.cc, the only place in the code base that includes sqlite3.h.
+// With page_cache.cc and wal_vfs.cc, the only code that includes sqlite3.h.
 // Thread-safety: none. A Connection and its Statements belong to one thread at a time;
 // the Store serialises access with its own mutex.
 #pragma once
@@ -53,8 +53,9 @@ class Statement {
 
 class Connection {
  public:
-  // Opens (creating if needed) the database at `path`; ":memory:" keeps it in memory.
-  static Result<std::unique_ptr<Connection>> Open(const std::string& path);
+  // Opens (creating if needed) the database at `path`; ":memory:" keeps it in memory. With
+  // `batch_wal_writes`, each commit's WAL frames go to the file in one write (wal_vfs.h).
+  static Result<std::unique_ptr<Connection>> Open(const std::string& path, bool batch_wal_writes = false);
   Connection(const Connection&) = delete;
   Connection& operator=(const Connection&) = delete;
   ~Connection();
