@@ -4,35 +4,15 @@
 // still drops its pages, so later transactions never see them.
 #include "storage/sqlite/page_cache.h"
 
-#include "storage/sqlite/connection.h"
-#include "tests/test_support.h"
+#include "tests/sqlite_test_support.h"
 
 using cosmos::storage::sqlite::Connection;
 using cosmos::storage::sqlite::InstallPageCacheLayer;
 using cosmos::storage::sqlite::PageCacheTruncationCounts;
+using cosmos_test::IntegrityCheck;
+using cosmos_test::QueryInt;
 
 namespace {
-
-int64_t QueryInt(Connection& connection, const std::string& sql) {
-  auto statement = connection.Prepare(sql);
-  REQUIRE_OK(statement);
-  auto row = statement.value()->Step();
-  REQUIRE_OK(row);
-  REQUIRE(row.value());
-  int64_t value = statement.value()->ColumnInt(0);
-  statement.value()->Reset();
-  return value;
-}
-
-std::string IntegrityCheck(Connection& connection) {
-  auto statement = connection.Prepare("PRAGMA integrity_check");
-  REQUIRE_OK(statement);
-  auto row = statement.value()->Step();
-  REQUIRE_OK(row);
-  std::string result = statement.value()->ColumnText(0);
-  statement.value()->Reset();
-  return result;
-}
 
 // 100 random 40-byte keys and a 200-byte value per row: inserts land all over the B-tree.
 constexpr char kInsertHundred[] =

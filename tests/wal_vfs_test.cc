@@ -1,38 +1,18 @@
 // The WAL-batching VFS (storage/sqlite/wal_vfs.h): each commit reaches the WAL file in one write,
 // and whatever a commit wrote is on the file when it returns, for other connections, for a
-// checkpoint and for a reopen.
+// checkpoint and for recovery after a crash.
 #include "storage/sqlite/wal_vfs.h"
 
 #include <filesystem>
 
-#include "storage/sqlite/connection.h"
-#include "tests/test_support.h"
+#include "tests/sqlite_test_support.h"
 
 using cosmos::storage::sqlite::Connection;
 using cosmos::storage::sqlite::WalBatchingCounts;
+using cosmos_test::IntegrityCheck;
+using cosmos_test::QueryInt;
 
 namespace {
-
-int64_t QueryInt(Connection& connection, const std::string& sql) {
-  auto statement = connection.Prepare(sql);
-  REQUIRE_OK(statement);
-  auto row = statement.value()->Step();
-  REQUIRE_OK(row);
-  REQUIRE(row.value());
-  int64_t value = statement.value()->ColumnInt(0);
-  statement.value()->Reset();
-  return value;
-}
-
-std::string IntegrityCheck(Connection& connection) {
-  auto statement = connection.Prepare("PRAGMA integrity_check");
-  REQUIRE_OK(statement);
-  auto row = statement.value()->Step();
-  REQUIRE_OK(row);
-  std::string result = statement.value()->ColumnText(0);
-  statement.value()->Reset();
-  return result;
-}
 
 constexpr char kInsertFifty[] =
     "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 50) "
