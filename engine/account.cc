@@ -858,10 +858,14 @@ Result<ResourceResponse> Account::WriteItem(const ItemWrite& write, WriteMode mo
 
   std::vector<storage::IndexEntry> index_entries = container->indexing.IndexEntries(document);
   std::vector<storage::IndexEntry> old_index_entries;
+  // A replaced document keeps the entries it shares with its new version: only the difference
+  // goes out of and into the index.
+  std::vector<storage::IndexEntry> entries_to_insert;
   if (existing) {
     old_index_entries = IndexEntriesOf(container->indexing, existing->body);
-    COSMOS_RETURN_IF_ERROR(
-        txn.DeleteIndexEntries(container->container.seq, existing->seq, old_index_entries));
+    IndexEntryChanges changes = DiffIndexEntries(old_index_entries, index_entries);
+    entries_to_insert = std::move(changes.added);
+    COSMOS_RETURN_IF_ERROR(txn.DeleteIndexEntries(container->container.seq, existing->seq, changes.stale));
     COSMOS_RETURN_IF_ERROR(txn.UpdateDocument(container->container.seq, record));
     if (!unique_values.empty()) {
       COSMOS_RETURN_IF_ERROR(txn.DeleteUniqueKeyEntries(container->container.seq, record.seq));
@@ -877,7 +881,8 @@ Result<ResourceResponse> Account::WriteItem(const ItemWrite& write, WriteMode mo
     }
     COSMOS_RETURN_IF_ERROR(inserted);
   }
-  COSMOS_RETURN_IF_ERROR(txn.InsertIndexEntries(container->container.seq, record.seq, index_entries));
+  COSMOS_RETURN_IF_ERROR(
+      txn.InsertIndexEntries(container->container.seq, record.seq, existing ? entries_to_insert : index_entries));
   for (size_t index = 0; index < unique_values.size(); ++index) {
     Status inserted = txn.InsertUniqueKeyEntry(container->container.seq, partition_key,
                                                static_cast<int>(index), unique_values[index], record.seq);

@@ -4,7 +4,9 @@
 #include <cctype>
 #include <cstdio>
 #include <cstring>
+#include <iterator>
 #include <set>
+#include <tuple>
 
 namespace cosmos::engine {
 namespace {
@@ -378,6 +380,23 @@ std::optional<IndexingPolicy::CompositeOrder> IndexingPolicy::FindCompositeIndex
     if (same || inverted) return CompositeOrder{CompositeEntryPath(index.paths), !same};
   }
   return std::nullopt;
+}
+
+IndexEntryChanges DiffIndexEntries(std::vector<storage::IndexEntry> before, std::vector<storage::IndexEntry> after) {
+  auto less = [](const storage::IndexEntry& a, const storage::IndexEntry& b) {
+    return std::tie(a.path, a.value) < std::tie(b.path, b.value);
+  };
+  auto same = [](const storage::IndexEntry& a, const storage::IndexEntry& b) {
+    return a.path == b.path && a.value == b.value;
+  };
+  for (auto* entries : {&before, &after}) {
+    std::sort(entries->begin(), entries->end(), less);
+    entries->erase(std::unique(entries->begin(), entries->end(), same), entries->end());
+  }
+  IndexEntryChanges changes;
+  std::set_difference(before.begin(), before.end(), after.begin(), after.end(), std::back_inserter(changes.stale), less);
+  std::set_difference(after.begin(), after.end(), before.begin(), before.end(), std::back_inserter(changes.added), less);
+  return changes;
 }
 
 }  // namespace cosmos::engine

@@ -82,6 +82,15 @@ class IndexingPolicy {
   std::vector<CompositeIndex> composites_;
 };
 
+// What replacing a document's index entries `before` with `after` changes: the entries to delete
+// (in `before` only) and those to insert (in `after` only), each without repeats. Entries both
+// versions share stay in the index untouched.
+struct IndexEntryChanges {
+  std::vector<storage::IndexEntry> stale;
+  std::vector<storage::IndexEntry> added;
+};
+IndexEntryChanges DiffIndexEntries(std::vector<storage::IndexEntry> before, std::vector<storage::IndexEntry> after);
+
 // An index value in an order-preserving text form: the type first, in the service's type order
 // (null, false, true, numbers, strings), then numbers as 16 hex digits of their ordered IEEE bits
 // and strings as their first kIndexedStringBytes UTF-8 bytes. Arrays and objects are not index

@@ -249,3 +249,25 @@ TEST_CASE("index values: long strings are cut, and lookups on them stay superset
 }
 
 }  // namespace cosmos::engine
+
+TEST_CASE("a replaced document's index changes only where its entries differ", "[indexing]") {
+  using cosmos::engine::DiffIndexEntries;
+  using cosmos::storage::IndexEntry;
+  std::vector<IndexEntry> before = {{"/id", "4a"}, {"/n", "3x1"}, {"/tags/[]", "4t"}, {"/tags/[]", "4t"}, {"/old", "0"}};
+  std::vector<IndexEntry> after = {{"/n", "3x2"}, {"/id", "4a"}, {"/tags/[]", "4t"}, {"/new", "1"}, {"/new", "1"}};
+  auto changes = DiffIndexEntries(before, after);
+  auto text = [](const std::vector<IndexEntry>& entries) {
+    std::string joined;
+    for (const auto& entry : entries) joined += entry.path + "=" + entry.value + " ";
+    return joined;
+  };
+  CHECK(text(changes.stale) == "/n=3x1 /old=0 ");
+  CHECK(text(changes.added) == "/n=3x2 /new=1 ");
+  // The same path may hold another value, and another path the same value.
+  changes = DiffIndexEntries({{"/a", "1"}}, {{"/b", "1"}, {"/a", "2"}});
+  CHECK(text(changes.stale) == "/a=1 ");
+  CHECK(text(changes.added) == "/a=2 /b=1 ");
+  changes = DiffIndexEntries({}, {{"/a", "1"}});
+  CHECK(text(changes.added) == "/a=1 ");
+  CHECK(DiffIndexEntries({{"/a", "1"}}, {{"/a", "1"}}).stale.empty());
+}

@@ -116,6 +116,29 @@ function parseMetrics(text, what) {
 
 export default [
   {
+    name: "after upserts and replaces, filters and ORDER BY see each item's current values only",
+    async run(ctx) {
+      const { container } = await ctx.container();
+      await seed(container, [
+        { id: "r1", pk: "p1", kind: "a", n: 1, tags: ["x", "y"], gone: true },
+        { id: "r2", pk: "p1", kind: "a", n: 2, tags: ["y"] },
+      ]);
+      // Some values change, some stay, one property goes and another comes.
+      await container.items.upsert({ id: "r1", pk: "p1", kind: "a", n: 5, tags: ["y", "z"], fresh: 1 });
+      await container.item("r2", "p1").replace({ id: "r2", pk: "p1", kind: "b", n: 2, tags: ["y"] });
+      const ids = async (query) => (await queryAll(container, query)).sort();
+      a.deepEq(await ids("SELECT VALUE c.id FROM c WHERE c.n = 1"), [], "old value of a changed property");
+      a.deepEq(await ids("SELECT VALUE c.id FROM c WHERE c.n = 5"), ["r1"], "new value");
+      a.deepEq(await ids("SELECT VALUE c.id FROM c WHERE c.n = 2"), ["r2"], "unchanged value");
+      a.deepEq(await ids("SELECT VALUE c.id FROM c WHERE c.kind = 'a'"), ["r1"], "value kept by one item only");
+      a.deepEq(await ids("SELECT VALUE c.id FROM c WHERE IS_DEFINED(c.gone)"), [], "removed property");
+      a.deepEq(await ids("SELECT VALUE c.id FROM c WHERE c.fresh = 1"), ["r1"], "added property");
+      a.deepEq(await ids("SELECT VALUE c.id FROM c WHERE ARRAY_CONTAINS(c.tags, 'x')"), [], "removed array element");
+      a.deepEq(await ids("SELECT VALUE c.id FROM c JOIN t IN c.tags WHERE t = 'y'"), ["r1", "r2"], "kept array element");
+      a.deepEq(await queryAll(container, "SELECT VALUE c.n FROM c ORDER BY c.n DESC"), [5, 2], "ORDER BY the new values");
+    },
+  },
+  {
     name: "SELECT * returns the stored items with their system properties",
     async run(ctx) {
       const { container } = await ctx.container();
