@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <atomic>
-#include <mutex>
 
 namespace cosmos::storage::sqlite {
 namespace {
