@@ -91,58 +91,38 @@ int Close(sqlite3_file* file) {
   return flushed != SQLITE_OK ? flushed : closed;
 }
 
+// Writes out the gathered frames, then makes the call on SQLite's own file: every operation but
+// a write sees the WAL as if each frame had gone down at once.
+template <typename Method, typename... Args>
+int FlushThen(sqlite3_file* file, Method sqlite3_io_methods::*method, Args... args) {
+  WalFile* wal = Wal(file);
+  int rc = Flush(wal);
+  return rc != SQLITE_OK ? rc : (wal->real->pMethods->*method)(wal->real, args...);
+}
+
+// Calls on SQLite's own file that neither read nor change it: nothing to write first.
+template <typename Method, typename... Args>
+int Forward(sqlite3_file* file, Method sqlite3_io_methods::*method, Args... args) {
+  sqlite3_file* real = Wal(file)->real;
+  return (real->pMethods->*method)(real, args...);
+}
+
 int Read(sqlite3_file* file, void* data, int amount, sqlite3_int64 offset) {
-  WalFile* wal = Wal(file);
-  int rc = Flush(wal);
-  return rc != SQLITE_OK ? rc : wal->real->pMethods->xRead(wal->real, data, amount, offset);
+  return FlushThen(file, &sqlite3_io_methods::xRead, data, amount, offset);
 }
-
-int Truncate(sqlite3_file* file, sqlite3_int64 size) {
-  WalFile* wal = Wal(file);
-  int rc = Flush(wal);
-  return rc != SQLITE_OK ? rc : wal->real->pMethods->xTruncate(wal->real, size);
-}
-
-int Sync(sqlite3_file* file, int flags) {
-  WalFile* wal = Wal(file);
-  int rc = Flush(wal);
-  return rc != SQLITE_OK ? rc : wal->real->pMethods->xSync(wal->real, flags);
-}
-
-int FileSize(sqlite3_file* file, sqlite3_int64* size) {
-  WalFile* wal = Wal(file);
-  int rc = Flush(wal);
-  return rc != SQLITE_OK ? rc : wal->real->pMethods->xFileSize(wal->real, size);
-}
-
-int Lock(sqlite3_file* file, int level) {
-  WalFile* wal = Wal(file);
-  int rc = Flush(wal);
-  return rc != SQLITE_OK ? rc : wal->real->pMethods->xLock(wal->real, level);
-}
-
-int Unlock(sqlite3_file* file, int level) {
-  WalFile* wal = Wal(file);
-  int rc = Flush(wal);
-  return rc != SQLITE_OK ? rc : wal->real->pMethods->xUnlock(wal->real, level);
-}
-
-int CheckReservedLock(sqlite3_file* file, int* out) {
-  WalFile* wal = Wal(file);
-  return wal->real->pMethods->xCheckReservedLock(wal->real, out);
-}
-
+int Truncate(sqlite3_file* file, sqlite3_int64 size) { return FlushThen(file, &sqlite3_io_methods::xTruncate, size); }
+int Sync(sqlite3_file* file, int flags) { return FlushThen(file, &sqlite3_io_methods::xSync, flags); }
+int FileSize(sqlite3_file* file, sqlite3_int64* size) { return FlushThen(file, &sqlite3_io_methods::xFileSize, size); }
+int Lock(sqlite3_file* file, int level) { return FlushThen(file, &sqlite3_io_methods::xLock, level); }
+int Unlock(sqlite3_file* file, int level) { return FlushThen(file, &sqlite3_io_methods::xUnlock, level); }
 int FileControl(sqlite3_file* file, int op, void* arg) {
-  WalFile* wal = Wal(file);
-  int rc = Flush(wal);
-  return rc != SQLITE_OK ? rc : wal->real->pMethods->xFileControl(wal->real, op, arg);
+  return FlushThen(file, &sqlite3_io_methods::xFileControl, op, arg);
 }
-
-int SectorSize(sqlite3_file* file) { return Wal(file)->real->pMethods->xSectorSize(Wal(file)->real); }
-
-int DeviceCharacteristics(sqlite3_file* file) {
-  return Wal(file)->real->pMethods->xDeviceCharacteristics(Wal(file)->real);
+int CheckReservedLock(sqlite3_file* file, int* out) {
+  return Forward(file, &sqlite3_io_methods::xCheckReservedLock, out);
 }
+int SectorSize(sqlite3_file* file) { return Forward(file, &sqlite3_io_methods::xSectorSize); }
+int DeviceCharacteristics(sqlite3_file* file) { return Forward(file, &sqlite3_io_methods::xDeviceCharacteristics); }
 
 // Version 1: a WAL file is never memory-mapped and holds no shared-memory index.
 const sqlite3_io_methods kWalMethods = {
