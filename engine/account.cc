@@ -462,11 +462,32 @@ std::string CacheKey(const ContainerAddress& address) {
   return key;
 }
 
+namespace {
+
+// The container's LSN as `txn` sees it: a read on a snapshot, the LSN committed with the
+// snapshot; a transaction holding the store's lock, the count of the open group's writes too,
+// which the cache keeps (and only such a transaction may read).
+Result<int64_t> VisibleLsn(Transaction& txn, const ResolvedContainer& container) {
+  if (txn.OnSnapshot()) return txn.CommittedContainerLsn(container.container.seq);
+  return container.lsn;
+}
+
+}  // namespace
+
+void Account::ChangeCatalog(Transaction& txn) {
+  containers_.BeginChange();
+  txn.AfterGroup([this] { containers_.EndChange(); });
+}
+
 Result<std::shared_ptr<const ResolvedContainer>> Account::FindContainer(Transaction& txn,
                                                                         const ContainerAddress& address,
                                                                         bool as_owner) {
   std::string key = CacheKey(address);
   if (auto cached = containers_.Find(key)) return cached;
+  // A read on a snapshot fills the cache only if its snapshot starts after this point (no
+  // statement yet): one taken earlier might predate a catalog change that ended since.
+  std::optional<uint64_t> generation;
+  if (txn.OnSnapshot() && !txn.SnapshotTaken()) generation = containers_.Generation();
 
   COSMOS_ASSIGN_OR_RETURN(auto database, FindDatabase(txn, address.database, /*as_owner=*/true));
   std::optional<ContainerRecord> found;
@@ -511,7 +532,11 @@ Result<std::shared_ptr<const ResolvedContainer>> Account::FindContainer(Transact
   resolved->lsn = found->lsn;
   resolved->database = std::move(database);
   resolved->container = std::move(*found);
-  containers_.Insert(key, resolved);
+  if (!txn.OnSnapshot()) {
+    containers_.Insert(key, resolved);
+  } else if (generation) {
+    containers_.InsertIfCurrent(key, resolved, *generation);
+  }
   return std::shared_ptr<const ResolvedContainer>(std::move(resolved));
 }
 
@@ -588,7 +613,7 @@ Result<ResourceResponse> Account::DeleteDatabase(const ResourceName& database,
   COSMOS_ASSIGN_OR_RETURN(auto record, FindDatabase(txn, database, /*as_owner=*/false));
   COSMOS_RETURN_IF_ERROR(CheckIfMatch(preconditions, EtagOf(record.body)));
   COSMOS_RETURN_IF_ERROR(txn.DeleteDatabase(record.seq));
-  containers_.Clear();
+  ChangeCatalog(txn);
   COSMOS_RETURN_IF_ERROR(txn.Commit());
   ResourceResponse response;
   response.request_charge = MetadataWriteCharge();
@@ -676,7 +701,7 @@ Result<ResourceResponse> Account::ReadContainer(const ContainerAddress& containe
   response.etag = resolved->properties["_etag"].get<std::string>();
   response.body = resolved->container.body;
   response.request_charge = MetadataReadCharge();
-  response.lsn = resolved->lsn;
+  COSMOS_ASSIGN_OR_RETURN(response.lsn, VisibleLsn(txn, *resolved));
   response.owner_path = "dbs/" + resolved->database.id;
   response.owner_rid = resolved->database_rid;
   return response;
@@ -734,7 +759,7 @@ Result<ResourceResponse> Account::ReplaceContainer(const ContainerAddress& conta
   if (normalized["indexingPolicy"] != resolved->properties["indexingPolicy"]) {
     COSMOS_RETURN_IF_ERROR(txn.StartIndexBuild(resolved->container.seq));
   }
-  containers_.Clear();
+  ChangeCatalog(txn);
   COSMOS_RETURN_IF_ERROR(txn.Commit());
   ResourceResponse response;
   response.body = std::move(text);
@@ -751,7 +776,7 @@ Result<ResourceResponse> Account::DeleteContainer(const ContainerAddress& contai
   COSMOS_ASSIGN_OR_RETURN(auto resolved, FindContainer(txn, container, /*as_owner=*/false));
   COSMOS_RETURN_IF_ERROR(CheckIfMatch(preconditions, resolved->properties["_etag"].get<std::string>()));
   COSMOS_RETURN_IF_ERROR(txn.DeleteContainer(resolved->container.seq));
-  containers_.Clear();
+  ChangeCatalog(txn);
   COSMOS_RETURN_IF_ERROR(txn.Commit());
   ResourceResponse response;
   response.request_charge = MetadataWriteCharge();
@@ -930,7 +955,7 @@ Result<ResourceResponse> Account::ReadItem(const ItemKey& key, const Preconditio
   response.not_modified = preconditions.if_none_match && *preconditions.if_none_match == found->etag;
   if (!response.not_modified) response.body = std::move(found->body);
   response.etag = std::move(found->etag);
-  response.lsn = container->lsn;
+  COSMOS_ASSIGN_OR_RETURN(response.lsn, VisibleLsn(txn, *container));
   response.owner_path = container->OwnerPath();
   response.owner_rid = container->container_rid;
   return response;
@@ -1014,7 +1039,7 @@ Result<FeedResponse> Account::ReadItemFeed(const ContainerAddress& address, cons
   response.body = FeedBody(container->container_rid, "Documents", bodies);
   response.request_charge = ReadCharge(bytes, consistency);
   Charge(*container, scope.range_ids, response.request_charge);
-  response.lsn = container->lsn;
+  COSMOS_ASSIGN_OR_RETURN(response.lsn, VisibleLsn(txn, *container));
   response.owner_path = container->OwnerPath();
   response.owner_rid = container->container_rid;
   return response;
@@ -1737,7 +1762,7 @@ Result<QueryResponse> Account::QueryItems(const QueryRequest& request) {
                           query::ExecutePage(*prepared, body.parameters, open_source, PageRequestOf(request)));
   QueryResponse response;
   response.body = FeedBody(container->container_rid, "Documents", page.rows);
-  response.lsn = container->lsn;
+  COSMOS_ASSIGN_OR_RETURN(response.lsn, VisibleLsn(txn, *container));
   response.owner_path = container->OwnerPath();
   response.owner_rid = container->container_rid;
   response.fan_out.range_ids = scope.range_ids;
@@ -1766,17 +1791,18 @@ namespace {
 
 // A change-feed page. An empty page that `may_end` the feed is 304: nothing new, and every later
 // change in the scope will take an LSN above the container's, so the etag moves there.
-ChangeFeedResponse ChangeFeedPage(const ResolvedContainer& container, const RequestScope& scope,
+// `container_lsn`: the container's LSN as the reading transaction sees it.
+ChangeFeedResponse ChangeFeedPage(const ResolvedContainer& container, int64_t container_lsn, const RequestScope& scope,
                                   std::vector<std::string> bodies, size_t bytes, int64_t after_lsn, int64_t reached,
                                   bool may_end) {
   ChangeFeedResponse response;
   response.not_modified = bodies.empty() && may_end;
-  if (response.not_modified) reached = std::max(after_lsn, container.lsn);
+  if (response.not_modified) reached = std::max(after_lsn, container_lsn);
   response.etag = QuotedNumber(reached);
   response.count = static_cast<int64_t>(bodies.size());
   response.body = FeedBody(container.container_rid, "Documents", bodies);
   response.request_charge = bodies.empty() ? MetadataReadCharge() : ReadCharge(bytes);
-  response.lsn = container.lsn;
+  response.lsn = container_lsn;
   response.owner_path = container.OwnerPath();
   response.owner_rid = container.container_rid;
   if (scope.by_range_id && !scope.range_ids.empty()) response.served_range_id = scope.range_ids.front();
@@ -1803,11 +1829,12 @@ Result<ChangeFeedResponse> Account::ReadChangeFeed(const ChangeFeedRequest& requ
                                                    {request.partition_key_header, request.partition_key_range_id,
                                                     request.start_epk, request.end_epk}));
   if (request.all_versions_and_deletes) return ReadChangeLog(txn, *container, scope, request);
+  COSMOS_ASSIGN_OR_RETURN(int64_t container_lsn, VisibleLsn(txn, *container));
   int64_t after_lsn = 0;
   std::optional<int64_t> since;
   switch (request.start_from) {
     case ChangeFeedRequest::StartFrom::kBeginning: break;
-    case ChangeFeedRequest::StartFrom::kNow: after_lsn = container->lsn; break;
+    case ChangeFeedRequest::StartFrom::kNow: after_lsn = container_lsn; break;
     case ChangeFeedRequest::StartFrom::kTime: since = request.since_seconds; break;
     case ChangeFeedRequest::StartFrom::kContinuation: after_lsn = request.continuation_lsn; break;
   }
@@ -1829,7 +1856,7 @@ Result<ChangeFeedResponse> Account::ReadChangeFeed(const ChangeFeedRequest& requ
   }
   // A full page of expired documents is progress, not the end: it answers an empty page.
   bool more = static_cast<int64_t>(rows.size()) == page_items;
-  return ChangeFeedPage(*container, scope, std::move(bodies), bytes, after_lsn, reached, !more);
+  return ChangeFeedPage(*container, container_lsn, scope, std::move(bodies), bytes, after_lsn, reached, !more);
 }
 
 Result<ChangeFeedResponse> Account::ReadChangeLog(Transaction& txn, const ResolvedContainer& container,
@@ -1842,8 +1869,9 @@ Result<ChangeFeedResponse> Account::ReadChangeLog(Transaction& txn, const Resolv
       request.start_from != ChangeFeedRequest::StartFrom::kContinuation) {
     return Status::BadRequest("The all versions and deletes change feed starts from now or from a continuation only.");
   }
+  COSMOS_ASSIGN_OR_RETURN(int64_t container_lsn, VisibleLsn(txn, container));
   int64_t after_lsn =
-      request.start_from == ChangeFeedRequest::StartFrom::kNow ? container.lsn : request.continuation_lsn;
+      request.start_from == ChangeFeedRequest::StartFrom::kNow ? container_lsn : request.continuation_lsn;
   std::vector<std::pair<int64_t, std::string>> entries;
   if (request.start_from == ChangeFeedRequest::StartFrom::kContinuation) {
     COSMOS_ASSIGN_OR_RETURN(entries, txn.ListChangeLog(container.container.seq, scope.documents, after_lsn,
@@ -1858,7 +1886,8 @@ Result<ChangeFeedResponse> Account::ReadChangeLog(Transaction& txn, const Resolv
     reached = lsn;
     bodies.push_back(std::move(entry));
   }
-  return ChangeFeedPage(container, scope, std::move(bodies), bytes, after_lsn, reached, /*may_end=*/true);
+  return ChangeFeedPage(container, container_lsn, scope, std::move(bodies), bytes, after_lsn, reached,
+                        /*may_end=*/true);
 }
 
 // ---- Partition key ranges ----------------------------------------------------------------
@@ -1867,7 +1896,8 @@ namespace {
 
 // The ranges feed as the service writes it. `since_version` > 0 lists only the ranges created
 // after that version (the incremental feed), the ranges they replaced included.
-PartitionKeyRangesResponse RangesFeed(const ResolvedContainer& container, int64_t since_version) {
+PartitionKeyRangesResponse RangesFeed(const ResolvedContainer& container, int64_t container_lsn,
+                                      int64_t since_version) {
   const RoutingMap& routing = container.routing;
   Json ranges = Json::array();
   double fraction = routing.online_count() == 0 ? 1.0 : 1.0 / static_cast<double>(routing.online_count());
@@ -1886,7 +1916,7 @@ PartitionKeyRangesResponse RangesFeed(const ResolvedContainer& container, int64_
                           {"status", "online"},
                           {"parents", parents.is_array() ? parents : Json::array()},
                           {"_ts", container.properties["_ts"]},
-                          {"lsn", container.lsn}});
+                          {"lsn", container_lsn}});
   }
   PartitionKeyRangesResponse response;
   response.count = static_cast<int64_t>(ranges.size());
@@ -1920,7 +1950,8 @@ Result<PartitionKeyRangesResponse> Account::ReadPartitionKeyRanges(const Contain
     response.owner_rid = container->container_rid;
     return response;
   }
-  return RangesFeed(*container, since_version);
+  COSMOS_ASSIGN_OR_RETURN(int64_t container_lsn, VisibleLsn(txn, *container));
+  return RangesFeed(*container, container_lsn, since_version);
 }
 
 Result<PartitionKeyRangesResponse> Account::SplitPartitionKeyRange(const ContainerAddress& address, int64_t range_id) {
@@ -1935,10 +1966,10 @@ Result<PartitionKeyRangesResponse> Account::SplitPartitionKeyRange(const Contain
   for (const auto& child : children) {
     COSMOS_RETURN_IF_ERROR(txn.InsertPartitionKeyRange(container->container.seq, child));
   }
-  containers_.Clear();
+  ChangeCatalog(txn);
   COSMOS_ASSIGN_OR_RETURN(auto updated, FindContainer(txn, address, /*as_owner=*/false));
   COSMOS_RETURN_IF_ERROR(txn.Commit());
-  return RangesFeed(*updated, 0);
+  return RangesFeed(*updated, updated->lsn, 0);
 }
 
 // ---- Time-to-live sweeping ------------------------------------------------------------------
@@ -1976,7 +2007,7 @@ Result<int64_t> Account::SweepExpiredDocuments(int64_t now, int64_t limit) {
                                             now + ChangeLogRetentionOf(*known->second)));
   }
   COSMOS_RETURN_IF_ERROR(txn.PruneChangeLog(now));
-  if (!expired.empty()) containers_.Clear();  // their LSNs moved on
+  if (!expired.empty()) ChangeCatalog(txn);  // their LSNs moved on
   COSMOS_RETURN_IF_ERROR(txn.Commit());
   return static_cast<int64_t>(expired.size());
 }
@@ -2012,7 +2043,7 @@ Status Account::UpgradeDataFile() {
                                          ContainerSelf(ResourceId::ForDatabase(database.seq), rid), rid, throughput));
     }
   }
-  containers_.Clear();
+  ChangeCatalog(txn);
   return txn.Commit();
 }
 
@@ -2030,7 +2061,7 @@ Status Account::RebuildCompositeIndexes() {
       }
     }
   }
-  containers_.Clear();
+  ChangeCatalog(txn);
   return txn.Commit();
 }
 
@@ -2058,7 +2089,7 @@ Status Account::RekeyDocuments() {
     }
   }
   COSMOS_RETURN_IF_ERROR(txn.FinishRekeying());
-  containers_.Clear();
+  ChangeCatalog(txn);
   return txn.Commit();
 }
 
@@ -2086,7 +2117,7 @@ Result<bool> Account::ContinueIndexBuilds(int64_t limit) {
   bool finished = static_cast<int64_t>(documents.size()) < limit;
   if (finished) {
     COSMOS_RETURN_IF_ERROR(txn.FinishIndexBuild(build.container_seq));
-    containers_.Clear();  // queries may use the index from now on
+    ChangeCatalog(txn);  // queries may use the index from now on
   } else {
     COSMOS_RETURN_IF_ERROR(txn.UpdateIndexBuild(build));
   }
@@ -2223,7 +2254,7 @@ Result<ResourceResponse> Account::ReplaceOffer(const std::string& offer_rid, con
       COSMOS_RETURN_IF_ERROR(SplitUntil(txn, definition, record->seq, wanted));
     }
   }
-  containers_.Clear();
+  ChangeCatalog(txn);
   COSMOS_RETURN_IF_ERROR(txn.Commit());
   ResourceResponse response;
   response.offer_min_throughput = MinimumThroughput(max_ever);

@@ -299,6 +299,9 @@ class Account {
                                      const ResourceName* replace_id);
   // Resolves a container by name or rid, from the cache when possible. A missing database or
   // container is kOwnerResourceNotFound when `as_owner`, else kNotFound.
+  // Records a change to a database or container definition made by `txn`: the container cache
+  // forgets everything now and again once the change is committed or rolled back.
+  void ChangeCatalog(storage::Transaction& txn);
   Result<std::shared_ptr<const ResolvedContainer>> FindContainer(storage::Transaction& txn,
                                                                  const ContainerAddress& address,
                                                                  bool as_owner);

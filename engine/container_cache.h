@@ -1,7 +1,9 @@
 // ContainerCache: resolved containers by the address a request used, so that item operations
 // skip the catalog lookups and the parse of the container definition.
-// Thread-safety: internally synchronized. For correctness every call must happen inside a store
-// transaction: the store's lock then orders cache fills against the catalog changes that Clear().
+// Thread-safety: internally synchronized. Writes (and an in-memory store's reads) use it inside a
+// transaction that holds the store's lock, which orders their fills against catalog changes. A
+// file store's reads run beside writes on snapshots of their own: they fill it only with
+// InsertIfCurrent, which refuses an entry that a catalog change may have outdated.
 #pragma once
 
 #include <memory>
@@ -42,7 +44,9 @@ struct ResolvedContainer {
   bool shared_throughput = false;
   // Set while its index is being built: queries scan rather than trust a partial index.
   std::optional<storage::IndexBuild> index_build;
-  // The container's latest LSN. Guarded by the store's lock (see above), advanced by writes.
+  // The container's latest LSN, counting writes not yet committed. Guarded by the store's lock
+  // (see above), advanced by writes; a read on a snapshot asks its transaction instead
+  // (Transaction::VisibleContainerLsn).
   mutable int64_t lsn = 0;
 
   std::string OwnerPath() const { return "dbs/" + database.id + "/colls/" + container.id; }
@@ -56,19 +60,43 @@ class ContainerCache {
     auto found = entries_.find(key);
     return found == entries_.end() ? nullptr : found->second;
   }
+  // For transactions that hold the store's lock.
   void Insert(const std::string& key, std::shared_ptr<const ResolvedContainer> container) {
     std::lock_guard<std::mutex> lock(mu_);
     entries_[key] = std::move(container);
   }
-  // Forgets everything; called by every change to a database or container definition.
-  void Clear() {
+  // For reads on a snapshot: `generation` is Generation() from before the snapshot began. The
+  // entry is kept only if no catalog change is in flight and none has ended since.
+  void InsertIfCurrent(const std::string& key, std::shared_ptr<const ResolvedContainer> container,
+                       uint64_t generation) {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (changes_in_flight_ == 0 && generation == generation_) entries_[key] = std::move(container);
+  }
+  uint64_t Generation() const {
+    std::lock_guard<std::mutex> lock(mu_);
+    return generation_;
+  }
+  // A change to a database or container definition (or to what the cache holds of it): the
+  // write calls BeginChange when it makes the change, and EndChange must follow once the change
+  // is committed or rolled back. Each forgets everything.
+  void BeginChange() {
     std::lock_guard<std::mutex> lock(mu_);
     entries_.clear();
+    ++generation_;
+    ++changes_in_flight_;
+  }
+  void EndChange() {
+    std::lock_guard<std::mutex> lock(mu_);
+    entries_.clear();
+    ++generation_;
+    --changes_in_flight_;
   }
 
  private:
   mutable std::mutex mu_;
   std::unordered_map<std::string, std::shared_ptr<const ResolvedContainer>> entries_;  // guarded by mu_
+  uint64_t generation_ = 0;      // guarded by mu_: changes begun or ended so far
+  int changes_in_flight_ = 0;    // guarded by mu_: begun, not yet committed or rolled back
 };
 
 }  // namespace cosmos::engine

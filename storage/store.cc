@@ -97,9 +97,13 @@ Transaction::Transaction(std::unique_lock<std::mutex> lock, Store* store, uint64
       write_open_(group != 0),
       changes_before_(group != 0 ? connection_->TotalChanges() : 0) {}
 
+Transaction::Transaction(Store* store, std::unique_ptr<sqlite::Connection> reader)
+    : store_(store), reader_(std::move(reader)), connection_(reader_.get()) {}
+
 Transaction::Transaction(Transaction&& other) noexcept
     : lock_(std::move(other.lock_)),
       store_(other.store_),
+      reader_(std::move(other.reader_)),
       connection_(other.connection_),
       group_(other.group_),
       write_open_(std::exchange(other.write_open_, false)),
@@ -109,6 +113,13 @@ Transaction::Transaction(Transaction&& other) noexcept
 Transaction::~Transaction() {
   // A SELECT left mid-way would keep the connection's read snapshot open, and with it every WAL
   // frame since: the WAL could then never be checkpointed and lookups in it slow down.
+  if (reader_) {
+    reader_->ResetStatements();
+    // A read transaction has nothing to commit; COMMIT ends its snapshot. A connection that
+    // cannot end it is not reused.
+    if (reader_->Run("COMMIT").ok()) store_->ReturnReader(std::move(reader_));
+    return;
+  }
   if (lock_.owns_lock()) connection_->ResetStatements();
   if (!write_open_) return;
   if (savepoint_open_) {
@@ -144,6 +155,26 @@ Status Transaction::Commit() {
   }
   ++store_->group_writes_;
   return store_->FinishWrite(lock_, group_);
+}
+
+bool Transaction::SnapshotTaken() const { return reader_ && reader_->StatementsSinceReset(); }
+
+void Transaction::AfterGroup(std::function<void()> done) {
+  if (!lock_.owns_lock() || group_ == 0) return done();
+  store_->group_done_.push_back(std::move(done));
+}
+
+Result<int64_t> Transaction::CommittedContainerLsn(int64_t container_seq) {
+  COSMOS_ASSIGN_OR_RETURN(auto* stmt, connection_->Prepare("SELECT lsn FROM containers WHERE seq = ?"));
+  stmt->Bind(1, container_seq);
+  COSMOS_ASSIGN_OR_RETURN(bool has_row, stmt->Step());
+  int64_t lsn = has_row ? stmt->ColumnInt(0) : 0;
+  stmt->Rewind();
+  return lsn;
+}
+
+int64_t Transaction::ContainerLsn(int64_t container_seq, int64_t row_lsn) const {
+  return reader_ ? row_lsn : store_->CountedLsn(container_seq, row_lsn);
 }
 
 Result<int64_t> Transaction::NextSeq(SeqKind kind) {
@@ -209,7 +240,7 @@ Result<std::optional<ContainerRecord>> Transaction::FindContainer(int64_t databa
       "SELECT seq, database_seq, id, body, lsn FROM containers WHERE database_seq = ? AND id = ?"));
   stmt->Bind(1, database_seq).Bind(2, id);
   COSMOS_ASSIGN_OR_RETURN(auto found, FirstRow<ContainerRecord>(stmt, ReadContainer));
-  if (found) found->lsn = store_->CountedLsn(found->seq, found->lsn);
+  if (found) found->lsn = ContainerLsn(found->seq, found->lsn);
   return found;
 }
 
@@ -219,7 +250,7 @@ Result<std::optional<ContainerRecord>> Transaction::FindContainerBySeq(int64_t d
       "SELECT seq, database_seq, id, body, lsn FROM containers WHERE database_seq = ? AND seq = ?"));
   stmt->Bind(1, database_seq).Bind(2, seq);
   COSMOS_ASSIGN_OR_RETURN(auto found, FirstRow<ContainerRecord>(stmt, ReadContainer));
-  if (found) found->lsn = store_->CountedLsn(found->seq, found->lsn);
+  if (found) found->lsn = ContainerLsn(found->seq, found->lsn);
   return found;
 }
 
@@ -228,7 +259,7 @@ Result<std::optional<ContainerRecord>> Transaction::FindContainerBySeq(int64_t s
       "SELECT seq, database_seq, id, body, lsn FROM containers WHERE seq = ?"));
   stmt->Bind(1, seq);
   COSMOS_ASSIGN_OR_RETURN(auto found, FirstRow<ContainerRecord>(stmt, ReadContainer));
-  if (found) found->lsn = store_->CountedLsn(found->seq, found->lsn);
+  if (found) found->lsn = ContainerLsn(found->seq, found->lsn);
   return found;
 }
 
@@ -239,7 +270,7 @@ Result<std::vector<ContainerRecord>> Transaction::ListContainers(int64_t databas
       "ORDER BY seq LIMIT ?"));
   stmt->Bind(1, database_seq).Bind(2, after_seq).Bind(3, limit);
   COSMOS_ASSIGN_OR_RETURN(auto containers, CollectRows<ContainerRecord>(stmt, ReadContainer));
-  for (ContainerRecord& container : containers) container.lsn = store_->CountedLsn(container.seq, container.lsn);
+  for (ContainerRecord& container : containers) container.lsn = ContainerLsn(container.seq, container.lsn);
   return containers;
 }
 
@@ -849,13 +880,41 @@ class WalCheckpointer {
 };
 
 Store::Store(std::unique_ptr<sqlite::Connection> connection, std::unique_ptr<WalCheckpointer> checkpointer,
-             int opened_schema_version)
+             int opened_schema_version, std::string read_path)
     : opened_schema_version_(opened_schema_version),
       connection_(std::move(connection)),
-      checkpointer_(std::move(checkpointer)) {}
+      checkpointer_(std::move(checkpointer)),
+      read_path_(std::move(read_path)) {}
 
-// The checkpointer stops before the writing connection closes (and checkpoints a last time).
-Store::~Store() { checkpointer_.reset(); }
+// The read connections and the checkpointer close before the writing connection, which, as the
+// last, checkpoints a last time.
+Store::~Store() {
+  idle_readers_.clear();
+  checkpointer_.reset();
+}
+
+Result<std::unique_ptr<sqlite::Connection>> Store::TakeReader() {
+  {
+    std::lock_guard<std::mutex> lock(readers_mu_);
+    if (!idle_readers_.empty()) {
+      auto reader = std::move(idle_readers_.back());
+      idle_readers_.pop_back();
+      return reader;
+    }
+  }
+  COSMOS_ASSIGN_OR_RETURN(auto reader, sqlite::Connection::Open(read_path_));
+  // Documents come mostly through the memory map; the page cache keeps the indexes' inner pages
+  // (and WAL pages) and stays small, as there is one per reading thread.
+  COSMOS_RETURN_IF_ERROR(reader->Execute(
+      "PRAGMA query_only = 1; PRAGMA temp_store = MEMORY; PRAGMA cache_size = -8192; "
+      "PRAGMA mmap_size = 268435456;"));
+  return reader;
+}
+
+void Store::ReturnReader(std::unique_ptr<sqlite::Connection> reader) {
+  std::lock_guard<std::mutex> lock(readers_mu_);
+  idle_readers_.push_back(std::move(reader));
+}
 
 Result<std::unique_ptr<Store>> Store::Open(const StoreOptions& options) {
   bool in_memory = options.path.empty();
@@ -908,11 +967,16 @@ Result<std::unique_ptr<Store>> Store::Open(const StoreOptions& options) {
     checkpointer = std::make_unique<WalCheckpointer>(std::move(checkpoint_connection));
     connection->SetWalCommitHook([raw = checkpointer.get()](int pages) { return raw->AfterCommit(pages); });
   }
-  return std::unique_ptr<Store>(new Store(std::move(connection), std::move(checkpointer), version));
+  return std::unique_ptr<Store>(
+      new Store(std::move(connection), std::move(checkpointer), version, in_memory ? "" : options.path));
 }
 
 Result<Transaction> Store::BeginRead() {
-  return Transaction(std::unique_lock<std::mutex>(mu_), this, 0);
+  if (read_path_.empty()) return Transaction(std::unique_lock<std::mutex>(mu_), this, 0);
+  COSMOS_ASSIGN_OR_RETURN(auto reader, TakeReader());
+  COSMOS_RETURN_IF_ERROR(reader->Run("BEGIN"));
+  reader->ResetStatements();  // so that SnapshotTaken() tells of the statements after BEGIN
+  return Transaction(this, std::move(reader));
 }
 
 Result<Transaction> Store::BeginWrite(bool isolated) {
@@ -976,6 +1040,9 @@ Status Store::CommitOpenGroup() {
   }
   group_open_ = false;
   committed_group_ = open_group_;
+  std::vector<std::function<void()>> done;
+  done.swap(group_done_);
+  for (auto& callback : done) callback();
   group_committed_.notify_all();
   return status;
 }

@@ -10,6 +10,12 @@
 // COMMIT, so an acknowledged write is as durable as the store's sync mode. A reader that runs
 // while a group is open sees the group's released writes before they are committed.
 //
+// Reads: in a file store each read transaction runs on a connection of its own, taken from a
+// pool, as one SQLite read transaction (a snapshot of what was committed when it began). Reads
+// therefore run side by side with each other and with the writer, and see only committed
+// writes — and a write is acknowledged only once committed. In an in-memory store (one
+// connection) reads take the store's lock instead and may see writes of the open group.
+//
 // Write batches: a thread that runs many writes one after another (the server's write thread)
 // brackets them with BeginBatch/EndBatch. Its writes then join one group that stays open, its
 // Commit() returns as soon as the write is released into the group, and EndBatch commits the
@@ -20,6 +26,7 @@
 #include <atomic>
 #include <condition_variable>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -137,7 +144,8 @@ enum class SeqKind { kDatabase, kContainer, kDocument, kOffer };
 class Store;
 class WalCheckpointer;
 
-// An open transaction. Holds the store's lock; rolls back on destruction unless committed.
+// An open transaction. A write (and an in-memory store's read) holds the store's lock; a file
+// store's read holds a pooled read connection. Rolls back on destruction unless committed.
 class Transaction {
  public:
   Transaction(Transaction&&) noexcept;
@@ -275,6 +283,21 @@ class Transaction {
   // A no-op for read transactions.
   Status Commit();
 
+  // Runs `done` once the commit group holding this write has committed or rolled back (in a
+  // batch, when EndBatch commits it), on the thread that ends the group, with the store's lock
+  // held: it must not use the store. For a read, runs it at once.
+  void AfterGroup(std::function<void()> done);
+
+  // A read of a file store: on a pooled connection, inside a snapshot of what was committed.
+  bool OnSnapshot() const { return reader_ != nullptr; }
+  // For such a read: its snapshot began, with its first statement.
+  bool SnapshotTaken() const;
+
+  // The LSN in a container's row: for a read on a snapshot, the container's LSN as committed
+  // with the snapshot. (Under the store's lock the engine's count, which includes the open
+  // group's writes, may be ahead of it.)
+  Result<int64_t> CommittedContainerLsn(int64_t container_seq);
+
   // Lets this write fail, or be dropped, after it changed something, undoing its changes alone
   // (a SAVEPOINT). Call it before the first change; a no-op for isolated writes and reads.
   Status Isolate();
@@ -282,9 +305,16 @@ class Transaction {
  private:
   friend class Store;
   Transaction(std::unique_lock<std::mutex> lock, Store* store, uint64_t group);
+  // A read on a pooled connection, inside its BEGIN.
+  Transaction(Store* store, std::unique_ptr<sqlite::Connection> reader);
+
+  // The LSN to report for a container row: a locked transaction also counts the open group's
+  // writes (Store::CountedLsn); a pooled read sees committed rows only, which carry theirs.
+  int64_t ContainerLsn(int64_t container_seq, int64_t row_lsn) const;
 
   std::unique_lock<std::mutex> lock_;
   Store* store_;
+  std::unique_ptr<sqlite::Connection> reader_;  // a pooled read's connection, returned at the end
   sqlite::Connection* connection_;
   uint64_t group_ = 0;           // commit group of a write transaction; 0 for reads
   bool write_open_ = false;      // a write that is neither committed nor ended
@@ -297,8 +327,9 @@ class Store {
   static Result<std::unique_ptr<Store>> Open(const StoreOptions& options);
   ~Store();
 
-  // Starts a read (no BEGIN; the lock alone isolates it) or write transaction.
-  // Blocks while another transaction is open.
+  // Starts a read or a write transaction. A write blocks while another write is open; so does
+  // a read of an in-memory store (no BEGIN: the lock alone isolates it). A file store's read
+  // never waits for writes.
   // An isolated write (a SAVEPOINT inside the group) can fail at any step and leave the group as
   // it was. A write that is not costs less (every page it touches is otherwise copied aside), but
   // if it fails, or is dropped, after changing something, its whole group is rolled back and
@@ -321,7 +352,11 @@ class Store {
  private:
   friend class Transaction;
   Store(std::unique_ptr<sqlite::Connection> connection, std::unique_ptr<WalCheckpointer> checkpointer,
-        int opened_schema_version);
+        int opened_schema_version, std::string read_path);
+
+  // Read connections of a file store: an idle one, or a new one. ReturnReader takes one back.
+  Result<std::unique_ptr<sqlite::Connection>> TakeReader();
+  void ReturnReader(std::unique_ptr<sqlite::Connection> reader);
 
   // Ends one write of the open group: passes the group on to a waiting writer, or commits it.
   // REQUIRES: `lock` holds mu_.
@@ -351,7 +386,11 @@ class Store {
   bool group_spoiled_ = false;                       // guarded by mu_: a write not isolated failed part-way
   uint64_t failed_group_ = 0;                        // guarded by mu_: the last group whose COMMIT failed
   Status failed_status_;                             // guarded by mu_
+  std::vector<std::function<void()>> group_done_;     // guarded by mu_: AfterGroup calls of the open group
   std::unique_ptr<WalCheckpointer> checkpointer_;    // file stores: checkpoints off the write path
+  const std::string read_path_;                      // file stores: what read connections open
+  std::mutex readers_mu_;
+  std::vector<std::unique_ptr<sqlite::Connection>> idle_readers_;  // guarded by readers_mu_
   // Container LSNs are counted here and written to the containers rows once per group commit:
   // an UPDATE of the row for every write cost about 8% of a create. A count never falls behind
   // its row (a write rolled back leaves a gap, as LSNs may), and is never forgotten: container

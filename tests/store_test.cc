@@ -4,6 +4,7 @@
 #include <atomic>
 #include <chrono>
 #include <filesystem>
+#include <future>
 #include <thread>
 
 #include "tests/test_support.h"
@@ -442,15 +443,25 @@ TEST_CASE("container LSNs are counted in memory, read back at once and kept in t
       CHECK(*lsn == expected);
       REQUIRE_OK(txn->Commit());
     }
-    {
+    auto read_lsn = [&] {
       auto read = store->BeginRead();
       REQUIRE_OK(read);
       auto found = read->FindContainerBySeq(container);
       REQUIRE_OK(found);
       REQUIRE(found->has_value());
-      CHECK((*found)->lsn == 3);  // before the batch commits, the row still says 0
+      return (*found)->lsn;
+    };
+    {
+      // A write sees the count before the batch commits, when the row still says 0 ...
+      auto txn = store->BeginWrite();
+      REQUIRE_OK(txn);
+      auto found = txn->FindContainerBySeq(container);
+      REQUIRE_OK(found);
+      CHECK((*found)->lsn == 3);
     }
+    CHECK(read_lsn() == 0);  // ... and a read sees what is committed: none of the three yet
     REQUIRE_OK(store->EndBatch());
+    CHECK(read_lsn() == 3);
     {
       auto dropped = store->BeginWrite();  // takes an LSN, then rolls back: a gap in the count
       REQUIRE_OK(dropped);
@@ -467,4 +478,76 @@ TEST_CASE("container LSNs are counted in memory, read back at once and kept in t
   auto found = txn->FindContainerBySeq(1);
   REQUIRE_OK(found);
   CHECK((*found)->lsn == *lsn);
+}
+
+TEST_CASE("a file store's reads run beside an open write and see only committed writes", "[store]") {
+  cosmos_test::ScratchDir dir("cosmolite-read-pool-test-");
+  StoreOptions options;
+  options.path = dir.File("data.db");
+  auto [store, container] = SeedStore(options);
+  // Runs on another thread too, where Catch's assertions may not: a failed read counts as seen.
+  auto document_visible = [&store = store, container = container] {
+    auto read = store->BeginRead();
+    if (!read.ok()) return true;
+    auto found = read->FindDocument(container, "[\"a\"]", "x");
+    return !found.ok() || found->has_value();
+  };
+  // Declared before the write, so that a failed check releases the write before joining the read.
+  std::future<bool> seen_during_write;
+  {
+    auto write = store->BeginWrite();
+    REQUIRE_OK(write);
+    REQUIRE_OK(write->InsertDocument(container, Document(1, "[\"a\"]", "x", "{\"id\":\"x\"}")));
+    seen_during_write = std::async(std::launch::async, document_visible);
+    REQUIRE(seen_during_write.wait_for(std::chrono::seconds(10)) == std::future_status::ready);
+    CHECK_FALSE(seen_during_write.get());
+    REQUIRE_OK(write->Commit());
+  }
+  CHECK(document_visible());
+}
+
+TEST_CASE("a file store's read is one snapshot: both writes of a transaction or neither", "[store]") {
+  cosmos_test::ScratchDir dir("cosmolite-read-snapshot-test-");
+  StoreOptions options;
+  options.path = dir.File("data.db");
+  auto [store, container] = SeedStore(options);
+  constexpr int kPairs = 400;
+  std::atomic<bool> done{false};
+  std::atomic<int> torn{0}, reads{0}, failed{0};
+  auto reader = [&, &store = store, container = container] {  // no Catch assertions off the main thread
+    while (!done.load()) {
+      for (int pair = 1; pair <= kPairs && !done.load(); pair += 7) {
+        auto read = store->BeginRead();
+        if (!read.ok()) {
+          ++failed;
+          continue;
+        }
+        std::string id = std::to_string(pair);
+        auto first = read->FindDocument(container, "[\"a\"]", id);  // written first ...
+        std::this_thread::yield();  // ... so a read without a snapshot could miss it and see the second
+        auto second = read->FindDocument(container, "[\"b\"]", id);
+        if (!first.ok() || !second.ok()) {
+          ++failed;
+          continue;
+        }
+        if (first->has_value() != second->has_value()) ++torn;
+        ++reads;
+      }
+    }
+  };
+  std::thread reader_one(reader), reader_two(reader);
+  for (int pair = 1; pair <= kPairs; ++pair) {
+    auto write = store->BeginWrite();
+    REQUIRE_OK(write);
+    std::string id = std::to_string(pair);
+    REQUIRE_OK(write->InsertDocument(container, Document(2 * pair, "[\"a\"]", id, "{}")));
+    REQUIRE_OK(write->InsertDocument(container, Document(2 * pair + 1, "[\"b\"]", id, "{}")));
+    REQUIRE_OK(write->Commit());
+  }
+  done = true;
+  reader_one.join();
+  reader_two.join();
+  CHECK(failed.load() == 0);
+  CHECK(reads.load() > 0);
+  CHECK(torn.load() == 0);
 }

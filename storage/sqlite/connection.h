@@ -68,6 +68,8 @@ class Connection {
   // for the lifetime of the Connection; do not hold two uses of the same SQL at once.
   Result<Statement*> Prepare(const std::string& sql);
 
+  // Whether a statement was prepared since the last ResetStatements.
+  bool StatementsSinceReset() const { return !prepared_since_reset_.empty(); }
   int64_t Changes() const;
   // Rows inserted, updated or deleted since the connection opened.
   int64_t TotalChanges() const;
