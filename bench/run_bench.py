@@ -363,6 +363,46 @@ class Bench:
                 self.generate(label, FILTER_WORKLOAD, server.port, server.tls, server.pid,
                               ["--seed-docs", documents, *policy], what=f"{label} {FILTER_WORKLOAD} ({documents:,} documents)")
 
+    def writes_beside_scans(self, server):
+        """1 KB creates while two connections keep running the unindexed equality filter over the
+        smallest --query-documents container (each query a scan of every document): reads run on
+        snapshots of their own, so they must not hold up the writer."""
+        documents = min(self.args.query_documents)
+        scan_argv = [self.generator, "--workload", FILTER_WORKLOAD, "--port", server.port, "--connections", 2,
+                     "--seed-docs", documents, "--indexing-policy", N_EXCLUDED_POLICY, "--runs", 1]
+        if server.tls:
+            scan_argv.append("--tls")
+        what = f"creates beside scanning queries ({documents:,} documents)"
+        self.wait_for_quiet(what)
+        try:  # seeds the container when the filter workloads have not
+            run_json_lines(scan_argv + ["--label", "cosmolite-scan-setup", "--warmup", 0, "--seconds", 1],
+                           self.point_timeout())
+        except subprocess.TimeoutExpired:
+            self.problems.append(f"{what}: seeding timed out")
+            return
+        scan_seconds = self.args.warmup + self.args.runs * self.args.seconds + 3
+        scan_argv += ["--label", "cosmolite-scans", "--warmup", 0, "--seconds", scan_seconds]
+        log("$ " + " ".join(str(a) for a in scan_argv) + " &")
+        scans = subprocess.Popen([str(a) for a in scan_argv], stdout=subprocess.PIPE, text=True)
+        time.sleep(1.0)  # its clock runs from here
+        argv = [self.generator, "--label", "cosmolite-beside-scans", "--workload", "create", "--port", server.port,
+                "--connections", self.args.connections, "--threads", self.args.client_threads,
+                "--server-pid", server.pid, "--container", "c-beside-scans", "--warmup", self.args.warmup,
+                "--seconds", self.args.seconds, "--runs", self.args.runs]
+        if server.tls:
+            argv.append("--tls")
+        try:
+            lines, _code = run_json_lines(argv, self.point_timeout())
+            self.records.extend(lines)
+        except subprocess.TimeoutExpired:
+            self.problems.append(f"{what}: the load generator timed out")
+        try:
+            out, _ = scans.communicate(timeout=scan_seconds + 120)
+            self.records.extend(json.loads(line) for line in out.splitlines() if line.strip().startswith("{"))
+        except subprocess.TimeoutExpired:
+            scans.kill()
+            self.problems.append(f"{what}: the scanning queries did not finish")
+
     def startup(self, label, command, tls, ready_path, starts):
         argv = [self.generator, "--workload", "startup", "--label", label, "--starts", starts,
                 "--idle-ms", self.args.idle_ms, "--ready-path", ready_path]
@@ -396,6 +436,8 @@ class Bench:
                 self.generate("cosmolite", "telemetry", server.port, True, server.pid)
             self.query_workloads("cosmolite", server)
             self.indexing_workloads(server)
+            if not self.args.queries_only and not self.args.skip_queries:
+                self.writes_beside_scans(server)
         code = server.stop()
         if code not in (0, None):
             self.problems.append(f"cosmolite exited with {code} after SIGTERM")
@@ -713,6 +755,32 @@ def render_indexing(w, records, args):
         w("")
 
 
+def render_writes_beside_scans(w, records, args):
+    m = lambda target, workload, key, documents=None: median_of(records, target, workload, key, documents)  # noqa: E731
+    if not runs_of(records, "cosmolite-beside-scans", "create"):
+        return
+    documents = min(args.query_documents)
+    w("## Writes beside scanning queries (cosmolite, medians)")
+    w("")
+    w(f"1 KB point creates on {args.connections} connections while 2 more connections keep running the "
+      f"unindexed equality filter of the table above over {documents:,} documents (each query reads every "
+      "document). Reads run on SQLite snapshots of their own, beside the writer.")
+    w("")
+    w("| creates | creates/s | p50 ms | p99 ms | server CPU cores | scanning queries/s |")
+    w("|---|---:|---:|---:|---:|---:|")
+    w(f"| alone (default policy, above) | {fmt(m('cosmolite-default-index', 'create', 'ops_per_s'))} "
+      f"| {fmt(m('cosmolite-default-index', 'create', 'p50_ms'), 2)} "
+      f"| {fmt(m('cosmolite-default-index', 'create', 'p99_ms'), 2)} "
+      f"| {fmt(m('cosmolite-default-index', 'create', 'server_cpu_cores'), 2)} "
+      f"| alone: {fmt(m('cosmolite-unindexed', FILTER_WORKLOAD, 'ops_per_s', documents), 1)} |")
+    w(f"| beside the scans | {fmt(m('cosmolite-beside-scans', 'create', 'ops_per_s'))} "
+      f"| {fmt(m('cosmolite-beside-scans', 'create', 'p50_ms'), 2)} "
+      f"| {fmt(m('cosmolite-beside-scans', 'create', 'p99_ms'), 2)} "
+      f"| {fmt(m('cosmolite-beside-scans', 'create', 'server_cpu_cores'), 2)} "
+      f"| meanwhile: {fmt(m('cosmolite-scans', FILTER_WORKLOAD, 'ops_per_s', documents), 1)} |")
+    w("")
+
+
 def render_query_engine(w, records):
     engine = next(iter(runs_of(records, "query-engine", "parse")), None)
     if engine is None:
@@ -890,6 +958,7 @@ def render(info, records, problems, args):
     render_fanout(w, records, args)
     render_changefeed(w, records, args)
     render_indexing(w, records, args)
+    render_writes_beside_scans(w, records, args)
     render_query_engine(w, records)
 
     w(f"## Telemetry ingest ({args.telemetry_rate:,} docs/s of 300 bytes offered for {args.telemetry_seconds:g} s)")
