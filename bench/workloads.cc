@@ -181,8 +181,6 @@ class QueryWorkload : public SeededWorkload {
     std::string error = session.EnsureContainer(options_.database, options_.container, throughput,
                                                 options_.indexing_policy);
     if (!error.empty()) return error;
-    error = PrepareQuery(session);
-    if (!error.empty()) return error;
     found_documents_ = CountDocuments(session);
     if (found_documents_ != static_cast<int64_t>(options_.seed_documents)) {
       // Upserts: a partly seeded container (an interrupted run) is completed, not duplicated.
@@ -190,6 +188,9 @@ class QueryWorkload : public SeededWorkload {
       if (!error.empty()) return error;
       seeded_ = true;
     }
+    // After seeding: the change feed's drain must find every document.
+    error = PrepareQuery(session);
+    if (!error.empty()) return error;
     setup_seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     return CheckAnswer(session, 0);
   }
