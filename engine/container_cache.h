@@ -45,8 +45,8 @@ struct ResolvedContainer {
   // Set while its index is being built: queries scan rather than trust a partial index.
   std::optional<storage::IndexBuild> index_build;
   // The container's latest LSN, counting writes not yet committed. Guarded by the store's lock
-  // (see above), advanced by writes; a read on a snapshot asks its transaction instead
-  // (Transaction::VisibleContainerLsn).
+  // (see above), advanced by writes; a read on a snapshot never reads it, but takes the LSN
+  // committed with its snapshot (Transaction::CommittedContainerLsn).
   mutable int64_t lsn = 0;
 
   std::string OwnerPath() const { return "dbs/" + database.id + "/colls/" + container.id; }

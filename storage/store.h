@@ -7,8 +7,8 @@
 // Group commit: concurrent write transactions share one SQLite transaction. Each is a SAVEPOINT
 // inside it (so a failed one rolls back alone); the last writer of a group, the one that finds no
 // other writer waiting, commits the group, and every writer's Commit() returns only after that
-// COMMIT, so an acknowledged write is as durable as the store's sync mode. A reader that runs
-// while a group is open sees the group's released writes before they are committed.
+// COMMIT, so an acknowledged write is as durable as the store's sync mode. A read of an in-memory
+// store that runs while a group is open sees the group's released writes before they commit.
 //
 // Reads: in a file store each read transaction runs on a connection of its own, taken from a
 // pool, as one SQLite read transaction (a snapshot of what was committed when it began). Reads
@@ -386,7 +386,7 @@ class Store {
   bool group_spoiled_ = false;                       // guarded by mu_: a write not isolated failed part-way
   uint64_t failed_group_ = 0;                        // guarded by mu_: the last group whose COMMIT failed
   Status failed_status_;                             // guarded by mu_
-  std::vector<std::function<void()>> group_done_;     // guarded by mu_: AfterGroup calls of the open group
+  std::vector<std::function<void()>> group_done_;    // guarded by mu_: AfterGroup calls of the open group
   std::unique_ptr<WalCheckpointer> checkpointer_;    // file stores: checkpoints off the write path
   const std::string read_path_;                      // file stores: what read connections open
   std::mutex readers_mu_;
