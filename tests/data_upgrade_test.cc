@@ -19,7 +19,6 @@ using cosmos::engine::ItemWrite;
 using cosmos::engine::QueryRequest;
 using cosmos::engine::ResourceName;
 using cosmos::storage::Store;
-using cosmos::storage::StoreOptions;
 
 namespace {
 
@@ -55,8 +54,7 @@ std::string KeyHeader(int i) { return Json::array({Numbered("p", i % 5)}).dump()
 
 TEST_CASE("a version 1 data file is rekeyed by effective partition key when it opens", "[upgrade]") {
   cosmos_test::ScratchDir dir("cosmolite-upgrade-test-");
-  StoreOptions options;
-  options.path = dir.File("data.db");
+  auto options = cosmos_test::FileStore(dir);
   ContainerAddress address{ResourceName{"db"}, ResourceName{"c"}};
   {
     auto store = Store::Open(options);
@@ -114,8 +112,7 @@ TEST_CASE("a version 1 data file is rekeyed by effective partition key when it o
 
 TEST_CASE("a version 3 data file gets offers and its indexes built in the background", "[upgrade]") {
   cosmos_test::ScratchDir dir("cosmolite-upgrade3-test-");
-  StoreOptions options;
-  options.path = dir.File("data.db");
+  auto options = cosmos_test::FileStore(dir);
   ContainerAddress address{ResourceName{"db"}, ResourceName{"c"}};
   {
     auto store = Store::Open(options);
@@ -180,8 +177,7 @@ TEST_CASE("a version 3 data file gets offers and its indexes built in the backgr
 
 TEST_CASE("a version 4 data file rebuilds the index of containers with composite indexes", "[upgrade]") {
   cosmos_test::ScratchDir dir("cosmolite-upgrade4-test-");
-  StoreOptions options;
-  options.path = dir.File("data.db");
+  auto options = cosmos_test::FileStore(dir);
   ContainerAddress composite{ResourceName{"db"}, ResourceName{"composite"}};
   ContainerAddress plain{ResourceName{"db"}, ResourceName{"plain"}};
   {

@@ -424,8 +424,7 @@ TEST_CASE("a batch of prepared writes answers each write as Handle would", "[han
 
 TEST_CASE("a change feed polled during write batches sees every document once", "[handler][snapshot]") {
   cosmos_test::ScratchDir dir("cosmolite-feed-race-test-");
-  cosmos::storage::StoreOptions options;
-  options.path = dir.File("data.db");
+  auto options = cosmos_test::FileStore(dir);
   Emulator emulator(options);
   emulator.CreateContainer();
   constexpr int kBatches = 60, kPerBatch = 10;
@@ -474,8 +473,7 @@ TEST_CASE("a change feed polled during write batches sees every document once", 
 
 TEST_CASE("a container deleted while reads run is not served again from the cache", "[handler][snapshot]") {
   cosmos_test::ScratchDir dir("cosmolite-cache-race-test-");
-  cosmos::storage::StoreOptions options;
-  options.path = dir.File("data.db");
+  auto options = cosmos_test::FileStore(dir);
   Emulator emulator(options);
   emulator.CreateContainer();
   const std::pair<std::string, std::string> pk{"x-ms-documentdb-partitionkey", R"(["a"])"};

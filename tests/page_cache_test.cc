@@ -14,10 +14,8 @@ using cosmos_test::QueryInt;
 
 namespace {
 
-// 100 random 40-byte keys and a 200-byte value per row: inserts land all over the B-tree.
-constexpr char kInsertHundred[] =
-    "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 100) "
-    "INSERT INTO t SELECT randomblob(40), zeroblob(200) FROM n;";
+// 100 rows of random keys and 200-byte values: inserts land all over the B-tree.
+const std::string kInsertHundred = cosmos_test::InsertRandomRows(100, "zeroblob(200)");
 
 }  // namespace
 
@@ -34,7 +32,7 @@ TEST_CASE("the page-cache layer skips empty truncations and keeps rollbacks exac
 
   auto before = PageCacheTruncationCounts();
   for (int commit = 0; commit < 200; ++commit) {
-    REQUIRE_OK(connection.Execute(std::string("BEGIN;") + kInsertHundred + "COMMIT;"));
+    REQUIRE_OK(connection.Execute("BEGIN;" + kInsertHundred + "COMMIT;"));
   }
   auto after_inserts = PageCacheTruncationCounts();
   // Every commit truncates; with pages parked by balances, SQLite's own cache would walk its
@@ -55,7 +53,7 @@ TEST_CASE("the page-cache layer skips empty truncations and keeps rollbacks exac
 
   // The same page numbers, allocated again, hold only what the new transaction writes.
   for (int commit = 0; commit < 50; ++commit) {
-    REQUIRE_OK(connection.Execute(std::string("BEGIN;") + kInsertHundred + "COMMIT;"));
+    REQUIRE_OK(connection.Execute("BEGIN;" + kInsertHundred + "COMMIT;"));
   }
   CHECK(QueryInt(connection, "SELECT count(*) FROM t") == 25000);
   CHECK(QueryInt(connection, "SELECT count(*) FROM t WHERE length(k) = 40 AND v = zeroblob(200)") == 25000);

@@ -21,6 +21,13 @@ inline int64_t QueryInt(cosmos::storage::sqlite::Connection& connection, const s
   return value;
 }
 
+// Inserts `rows` rows into t(k, v): a random 40-byte key each, so that they land all over the
+// B-tree, and `value` (an SQL expression) as the value.
+inline std::string InsertRandomRows(int rows, const std::string& value) {
+  return "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < " + std::to_string(rows) +
+         ") INSERT INTO t SELECT randomblob(40), " + value + " FROM n;";
+}
+
 // "ok" when SQLite finds the file sound.
 inline std::string IntegrityCheck(cosmos::storage::sqlite::Connection& connection) {
   auto statement = connection.Prepare("PRAGMA integrity_check");

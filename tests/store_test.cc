@@ -245,8 +245,7 @@ TEST_CASE("deleting a database removes its containers and documents", "[store]")
 
 TEST_CASE("data in a file survives reopening", "[store]") {
   cosmos_test::ScratchDir dir("cosmolite-store-test-");
-  StoreOptions options;
-  options.path = dir.File("data.db");
+  auto options = cosmos_test::FileStore(dir);
   {
     auto [store, container] = SeedStore(options);
     auto txn = store->BeginWrite();
@@ -336,8 +335,7 @@ TEST_CASE("the WAL is checkpointed although reads stop before the last row", "[s
 
 TEST_CASE("a write batch commits its writes once, at its end, with the writes that joined it", "[store]") {
   cosmos_test::ScratchDir dir("cosmolite-batch-test-");
-  StoreOptions options;
-  options.path = dir.File("data.db");
+  auto options = cosmos_test::FileStore(dir);
   {
     auto [store, container] = SeedStore(options);
     auto write = [&, container = container](int64_t seq, const std::string& id, bool commit) {
@@ -430,8 +428,7 @@ TEST_CASE("a write that is not isolated spoils its group only if it fails after 
 
 TEST_CASE("container LSNs are counted in memory, read back at once and kept in the file", "[store]") {
   cosmos_test::ScratchDir dir("cosmolite-lsn-test-");
-  StoreOptions options;
-  options.path = dir.File("data.db");
+  auto options = cosmos_test::FileStore(dir);
   {
     auto [store, container] = SeedStore(options);
     store->BeginBatch();
@@ -482,8 +479,7 @@ TEST_CASE("container LSNs are counted in memory, read back at once and kept in t
 
 TEST_CASE("a file store's reads run beside an open write and see only committed writes", "[store]") {
   cosmos_test::ScratchDir dir("cosmolite-read-pool-test-");
-  StoreOptions options;
-  options.path = dir.File("data.db");
+  auto options = cosmos_test::FileStore(dir);
   auto [store, container] = SeedStore(options);
   // Runs on another thread too, where Catch's assertions may not: a failed read counts as seen.
   auto document_visible = [&store = store, container = container] {
@@ -508,8 +504,7 @@ TEST_CASE("a file store's reads run beside an open write and see only committed 
 
 TEST_CASE("a file store's read is one snapshot: both writes of a transaction or neither", "[store]") {
   cosmos_test::ScratchDir dir("cosmolite-read-snapshot-test-");
-  StoreOptions options;
-  options.path = dir.File("data.db");
+  auto options = cosmos_test::FileStore(dir);
   auto [store, container] = SeedStore(options);
   constexpr int kPairs = 400;
   std::atomic<bool> done{false};

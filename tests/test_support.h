@@ -9,6 +9,7 @@
 #include <system_error>
 
 #include "common/result.h"
+#include "storage/store.h"
 
 // Checks a Status or Result in one line, printing the message when it failed.
 #define REQUIRE_OK(expr)                                   \
@@ -51,4 +52,11 @@ class ScratchDir {
  private:
   std::filesystem::path path_;
 };
+
+// Options for a store kept in a file (data.db) of `dir`, rather than in memory.
+inline cosmos::storage::StoreOptions FileStore(const ScratchDir& dir) {
+  cosmos::storage::StoreOptions options;
+  options.path = dir.File("data.db");
+  return options;
+}
 }  // namespace cosmos_test

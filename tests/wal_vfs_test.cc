@@ -14,9 +14,7 @@ using cosmos_test::QueryInt;
 
 namespace {
 
-constexpr char kInsertFifty[] =
-    "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 50) "
-    "INSERT INTO t SELECT randomblob(40), randomblob(300) FROM n;";
+const std::string kInsertFifty = cosmos_test::InsertRandomRows(50, "randomblob(300)");
 
 }  // namespace
 
@@ -37,7 +35,7 @@ TEST_CASE("the WAL-batching VFS writes each commit at once and loses nothing", "
 
   auto before = WalBatchingCounts();
   for (int commit = 1; commit <= 100; ++commit) {
-    REQUIRE_OK(writer.Execute(std::string("BEGIN;") + kInsertFifty + "COMMIT;"));
+    REQUIRE_OK(writer.Execute("BEGIN;" + kInsertFifty + "COMMIT;"));
     // The commit is on the file: another connection sees it at once.
     CHECK(QueryInt(*other.value(), "SELECT count(*) FROM t") == commit * 50);
   }
@@ -50,8 +48,8 @@ TEST_CASE("the WAL-batching VFS writes each commit at once and loses nothing", "
   REQUIRE_OK(other.value()->CheckpointPassive());
   CHECK(IntegrityCheck(*other.value()) == "ok");
   // A rolled-back transaction leaves nothing behind; the next commit still lands.
-  REQUIRE_OK(writer.Execute(std::string("BEGIN;") + kInsertFifty + "ROLLBACK;"));
-  REQUIRE_OK(writer.Execute(std::string("BEGIN;") + kInsertFifty + "COMMIT;"));
+  REQUIRE_OK(writer.Execute("BEGIN;" + kInsertFifty + "ROLLBACK;"));
+  REQUIRE_OK(writer.Execute("BEGIN;" + kInsertFifty + "COMMIT;"));
   CHECK(QueryInt(*other.value(), "SELECT count(*) FROM t") == 5050);
 
   // A copy of the files as they are now, as after a crash (no shared-memory index): recovery
