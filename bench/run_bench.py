@@ -278,8 +278,10 @@ class Bench:
     def point_timeout(self):
         return self.args.warmup + self.args.runs * self.args.seconds + 300
 
-    def generate(self, label, workload, port, tls, server_pid, extra=(), note="", timeout=None, what=None):
-        """Runs one workload; returns False when the generator timed out."""
+    def generate(self, label, workload, port, tls, server_pid, extra=(), note="", timeout=None, what=None,
+                 alone=True):
+        """Runs one workload; returns False when the generator timed out. With `alone` false (other
+        load runs on purpose) it neither waits for a quiet machine nor measures noisy runs again."""
         connections = self.args.connections
         if workload == "telemetry":
             connections = self.args.telemetry_connections
@@ -299,7 +301,8 @@ class Bench:
             timeout = timeout or self.point_timeout()
         argv += list(extra)
         what = what or f"{label} {workload}"
-        self.wait_for_quiet(what)
+        if alone:
+            self.wait_for_quiet(what)
         stderr_lines = []
         try:
             started = time.monotonic()
@@ -307,7 +310,8 @@ class Bench:
             # Other work took the CPU during most runs: measure once more if the budget allows.
             noisy = self.noisy_runs(lines)
             took = time.monotonic() - started
-            if workload != "telemetry" and lines and 2 * len(noisy) > len(lines) and took < self.retry_budget_s:
+            if (alone and workload != "telemetry" and lines and 2 * len(noisy) > len(lines)
+                    and took < self.retry_budget_s):
                 self.retry_budget_s -= took
                 log(f"{label} {workload}: {len(noisy)} of {len(lines)} runs shared the machine with other work; "
                     f"measuring again")
@@ -385,17 +389,8 @@ class Bench:
         log("$ " + " ".join(str(a) for a in scan_argv) + " &")
         scans = subprocess.Popen([str(a) for a in scan_argv], stdout=subprocess.PIPE, text=True)
         time.sleep(1.0)  # its clock runs from here
-        argv = [self.generator, "--label", "cosmolite-beside-scans", "--workload", "create", "--port", server.port,
-                "--connections", self.args.connections, "--threads", self.args.client_threads,
-                "--server-pid", server.pid, "--container", "c-beside-scans", "--warmup", self.args.warmup,
-                "--seconds", self.args.seconds, "--runs", self.args.runs]
-        if server.tls:
-            argv.append("--tls")
-        try:
-            lines, _code = run_json_lines(argv, self.point_timeout())
-            self.records.extend(lines)
-        except subprocess.TimeoutExpired:
-            self.problems.append(f"{what}: the load generator timed out")
+        self.generate("cosmolite-beside-scans", "create", server.port, server.tls, server.pid,
+                      ["--container", "c-beside-scans"], what=what, alone=False)
         try:
             out, _ = scans.communicate(timeout=scan_seconds + 120)
             self.records.extend(json.loads(line) for line in out.splitlines() if line.strip().startswith("{"))
