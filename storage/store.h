@@ -51,6 +51,9 @@ struct StoreOptions {
   // true: fsync on every commit (synchronous=FULL), surviving power loss.
   // false: WAL with synchronous=NORMAL, surviving a process crash.
   bool sync_every_commit = false;
+  // WAL pages past which the committing writer checkpoints too, so that the WAL can start over
+  // (store.cc, WalCheckpointer, says why it is this large). Tests lower it.
+  int wal_restart_pages = 40000;
 };
 
 // Rows as stored. `body` is the resource's full JSON text, system properties included.
