@@ -1,6 +1,7 @@
 #include "storage/store.h"
 
 #include <algorithm>
+#include <chrono>
 
 #include "common/thread_name.h"
 #include "storage/schema.h"
@@ -828,8 +829,13 @@ class WalCheckpointer {
   // ingest: 40,000 gave that ingest 10-15% more documents/s and halved the p99 of 1 KB creates
   // (about 14 ms to 7). Recovery after a crash reads at most this much WAL (about 60 ms to ready
   // at 165 MB).
-  WalCheckpointer(std::unique_ptr<sqlite::Connection> connection, int inline_pages)
-      : inline_pages_(inline_pages), connection_(std::move(connection)), thread_([this] { Loop(); }) {}
+  // Once the writes have paused for `truncate_after_idle`, a pass also truncates the WAL file.
+  WalCheckpointer(std::unique_ptr<sqlite::Connection> connection, int inline_pages,
+                  std::chrono::milliseconds truncate_after_idle)
+      : inline_pages_(inline_pages),
+        truncate_after_idle_(truncate_after_idle),
+        connection_(std::move(connection)),
+        thread_([this] { Loop(); }) {}
   ~WalCheckpointer() {
     {
       std::lock_guard<std::mutex> lock(mu_);
@@ -841,12 +847,14 @@ class WalCheckpointer {
 
   // The hook for the writing connection (sqlite::Connection::SetWalCommitHook).
   bool AfterCommit(int wal_pages) {
-    // Past the inline threshold the background pass is not asked again, so that it is idle when
-    // the writer's own pass (which would otherwise find it busy and give up) runs.
-    if (wal_pages >= inline_pages_) return true;
     bool request;
     {
       std::lock_guard<std::mutex> lock(mu_);
+      wal_written_ = true;
+      last_commit_ = std::chrono::steady_clock::now();
+      // Past the inline threshold the background pass is not asked again, so that it is idle
+      // when the writer's own pass (which would otherwise find it busy and give up) runs.
+      if (wal_pages >= inline_pages_) return true;
       if (wal_pages < checkpointed_pages_) checkpointed_pages_ = 0;  // the WAL started over
       request = !requested_ && wal_pages - checkpointed_pages_ >= kRequestPages;
       requested_ = requested_ || request;
@@ -859,8 +867,24 @@ class WalCheckpointer {
   void Loop() {
     NameThisThread("cosmolite-ckpt");
     std::unique_lock<std::mutex> lock(mu_);
+    auto asked = [&] { return stopping_ || requested_; };
     for (;;) {
-      wake_.wait(lock, [&] { return stopping_ || requested_; });
+      if (!wal_written_) {
+        wake_.wait(lock, asked);
+      } else if (!wake_.wait_until(lock, last_commit_ + truncate_after_idle_, asked)) {
+        if (std::chrono::steady_clock::now() < last_commit_ + truncate_after_idle_) continue;
+        lock.unlock();
+        // Gives up at once while a write or an older read is open; the next pause tries again.
+        Result<bool> truncated = connection_->CheckpointTruncate();
+        lock.lock();
+        if (truncated.ok() && *truncated) {
+          checkpointed_pages_ = 0;
+          wal_written_ = std::chrono::steady_clock::now() < last_commit_ + truncate_after_idle_;
+        } else {
+          last_commit_ = std::chrono::steady_clock::now();  // not before another pause
+        }
+        continue;
+      }
       if (stopping_) return;
       lock.unlock();
       // A failed pass loses nothing: the frames stay in the WAL and a later request retries.
@@ -872,12 +896,15 @@ class WalCheckpointer {
   }
 
   const int inline_pages_;
+  const std::chrono::milliseconds truncate_after_idle_;
   std::unique_ptr<sqlite::Connection> connection_;  // used by the thread only
   std::mutex mu_;
   std::condition_variable wake_;
   bool requested_ = false;      // guarded by mu_: a pass is asked for or running
   int checkpointed_pages_ = 0;  // guarded by mu_: WAL pages in the database after the last pass
   bool stopping_ = false;       // guarded by mu_
+  bool wal_written_ = false;    // guarded by mu_: commits since the WAL file was last truncated
+  std::chrono::steady_clock::time_point last_commit_;  // guarded by mu_
   std::thread thread_;          // last: starts once the members above exist
 };
 
@@ -967,7 +994,8 @@ Result<std::unique_ptr<Store>> Store::Open(const StoreOptions& options) {
     // A connection learns that the file is in WAL mode when it first reads it; until then a
     // checkpoint does nothing.
     COSMOS_RETURN_IF_ERROR(checkpoint_connection->Execute("PRAGMA journal_mode = WAL"));
-    checkpointer = std::make_unique<WalCheckpointer>(std::move(checkpoint_connection), options.wal_restart_pages);
+    checkpointer = std::make_unique<WalCheckpointer>(std::move(checkpoint_connection), options.wal_restart_pages,
+                                                    std::chrono::milliseconds(options.wal_truncate_idle_ms));
     connection->SetWalCommitHook([raw = checkpointer.get()](int pages) { return raw->AfterCommit(pages); });
   }
   return std::unique_ptr<Store>(

@@ -54,6 +54,9 @@ struct StoreOptions {
   // WAL pages past which the committing writer checkpoints too, so that the WAL can start over
   // (store.cc, WalCheckpointer, says why it is this large). Tests lower it.
   int wal_restart_pages = 40000;
+  // Once no write has committed for this long, the WAL is copied into the database and its file
+  // truncated, so that an idle emulator does not keep a large WAL on disk. Tests lower it.
+  int wal_truncate_idle_ms = 2000;
 };
 
 // Rows as stored. `body` is the resource's full JSON text, system properties included.

@@ -335,6 +335,46 @@ TEST_CASE("the WAL is checkpointed although reads stop before the last row", "[s
   }
 }
 
+// After a burst of writes the WAL can be large (up to wal_restart_pages); once writes pause, the
+// store copies it into the database and truncates its file, and nothing is lost.
+TEST_CASE("the WAL file is truncated once writes pause", "[store]") {
+  cosmos_test::ScratchDir dir("cosmolite-wal-idle-test-");
+  StoreOptions options = cosmos_test::FileStore(dir);
+  options.wal_truncate_idle_ms = 100;
+  auto wal = dir.path() / "data.db-wal";
+  auto wal_bytes = [&] { return std::filesystem::exists(wal) ? std::filesystem::file_size(wal) : 0; };
+  auto [store, container] = SeedStore(options);
+  std::string body(1024, 'x');
+  auto write_burst = [&, container = container](int64_t first) {
+    for (int64_t seq = first; seq < first + 300; ++seq) {
+      auto write = store->BeginWrite();
+      REQUIRE_OK(write);
+      REQUIRE_OK(write->InsertDocument(container, Document(seq, "[\"p\"]", std::to_string(seq), body)));
+      REQUIRE_OK(write->Commit());
+    }
+  };
+  auto wait_for_empty_wal = [&] {
+    auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (wal_bytes() > 0 && std::chrono::steady_clock::now() < deadline) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    return wal_bytes();
+  };
+  write_burst(1);
+  CHECK(wal_bytes() > 0u);  // the burst is in the WAL, not yet in the database
+  CHECK(wait_for_empty_wal() == 0u);
+  write_burst(301);  // the WAL starts again, and is truncated again after this pause
+  CHECK(wal_bytes() > 0u);
+  CHECK(wait_for_empty_wal() == 0u);
+  auto read = store->BeginRead();
+  REQUIRE_OK(read);
+  for (const char* id : {"1", "300", "301", "600"}) {
+    auto found = read->FindDocument(container, "[\"p\"]", id);
+    REQUIRE_OK(found);
+    CHECK(found->has_value());
+  }
+}
+
 TEST_CASE("a write batch commits its writes once, at its end, with the writes that joined it", "[store]") {
   cosmos_test::ScratchDir dir("cosmolite-batch-test-");
   auto options = cosmos_test::FileStore(dir);

@@ -10,6 +10,9 @@
 namespace cosmos::storage::sqlite {
 namespace {
 
+// How long a statement waits for a lock another connection holds before it fails as busy.
+constexpr int kBusyTimeoutMs = 5000;
+
 Status SqliteError(sqlite3* db, std::string_view what) {
   return Status::Internal(std::string(what) + ": " + sqlite3_errmsg(db));
 }
@@ -77,7 +80,7 @@ Result<std::unique_ptr<Connection>> Connection::Open(const std::string& path, bo
     sqlite3_close(db);
     return status;
   }
-  sqlite3_busy_timeout(db, 5000);
+  sqlite3_busy_timeout(db, kBusyTimeoutMs);
   return std::unique_ptr<Connection>(new Connection(db));
 }
 
@@ -100,6 +103,17 @@ Result<int> Connection::CheckpointPassive() {
   if (rc == SQLITE_BUSY) return 0;
   if (rc != SQLITE_OK) return SqliteError(db_, "checkpoint");
   return std::max(checkpointed_frames, 0);
+}
+
+Result<bool> Connection::CheckpointTruncate() {
+  // With the busy timeout, a truncating checkpoint would wait for open reads, and writes would
+  // wait behind it: it must rather give up and let a later attempt try again.
+  sqlite3_busy_timeout(db_, 0);
+  int rc = sqlite3_wal_checkpoint_v2(db_, nullptr, SQLITE_CHECKPOINT_TRUNCATE, nullptr, nullptr);
+  sqlite3_busy_timeout(db_, kBusyTimeoutMs);
+  if (rc == SQLITE_BUSY) return false;
+  if (rc != SQLITE_OK) return SqliteError(db_, "checkpoint");
+  return true;
 }
 
 Connection::~Connection() {

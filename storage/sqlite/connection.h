@@ -80,6 +80,10 @@ class Connection {
   // Copies what it can of the WAL into the database without waiting for other connections
   // (a passive checkpoint). Returns how many WAL frames the database now holds.
   Result<int> CheckpointPassive();
+  // Copies all of the WAL into the database and truncates the WAL file to nothing, if that can
+  // be done at once: returns false, having waited for no one, while a write or a read of an
+  // older snapshot is open. New writes wait while it runs (its two fsyncs).
+  Result<bool> CheckpointTruncate();
   // Rewinds every statement Prepare handed out since the last call, so that none keeps a read
   // snapshot (and the WAL) open.
   void ResetStatements();
