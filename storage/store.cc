@@ -363,7 +363,7 @@ Status Transaction::InsertIndexEntries(int64_t container_seq, int64_t document_s
       "INSERT OR IGNORE INTO index_entries(container_seq, path, value, document_seq) VALUES(?, ?, ?, ?)"));
   for (const IndexEntry& entry : entries) {
     stmt->Reset();
-    stmt->Bind(1, container_seq).Bind(2, entry.path).Bind(3, entry.value).Bind(4, document_seq);
+    stmt->Bind(1, container_seq).BindUncopied(2, entry.path).BindUncopied(3, entry.value).Bind(4, document_seq);
     COSMOS_RETURN_IF_ERROR(stmt->Run());
   }
   return Status();
@@ -591,8 +591,8 @@ Status Transaction::InsertDocument(int64_t container_seq, const DocumentRecord& 
   COSMOS_ASSIGN_OR_RETURN(auto* insert, connection_->Prepare(
       "INSERT INTO documents(seq, container_seq, partition_key, id, body, etag, lsn, expires_at) "
       "VALUES(?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING"));
-  insert->Bind(1, record.seq).Bind(2, container_seq).Bind(3, record.partition_key)
-      .Bind(4, record.id).Bind(5, record.body).Bind(6, record.etag).Bind(7, record.lsn);
+  insert->Bind(1, record.seq).Bind(2, container_seq).BindUncopied(3, record.partition_key)
+      .BindUncopied(4, record.id).BindUncopied(5, record.body).BindUncopied(6, record.etag).Bind(7, record.lsn);
   if (record.expires_at > 0) {
     insert->Bind(8, record.expires_at);
   } else {
@@ -605,7 +605,7 @@ Status Transaction::InsertDocument(int64_t container_seq, const DocumentRecord& 
       "INSERT INTO logical_partitions(container_seq, partition_key, document_count, total_bytes) "
       "VALUES(?, ?, 1, ?) ON CONFLICT(container_seq, partition_key) DO UPDATE SET "
       "document_count = document_count + 1, total_bytes = total_bytes + excluded.total_bytes"));
-  size->Bind(1, container_seq).Bind(2, record.partition_key).Bind(3, ByteSize(record.body));
+  size->Bind(1, container_seq).BindUncopied(2, record.partition_key).Bind(3, ByteSize(record.body));
   return size->Run();
 }
 
@@ -621,7 +621,7 @@ Status Transaction::UpdateDocument(int64_t container_seq, const DocumentRecord& 
 
   COSMOS_ASSIGN_OR_RETURN(auto* update, connection_->Prepare(
       "UPDATE documents SET body = ?, etag = ?, lsn = ?, expires_at = ? WHERE seq = ? AND container_seq = ?"));
-  update->Bind(1, record.body).Bind(2, record.etag).Bind(3, record.lsn).Bind(5, record.seq)
+  update->BindUncopied(1, record.body).BindUncopied(2, record.etag).Bind(3, record.lsn).Bind(5, record.seq)
       .Bind(6, container_seq);
   if (record.expires_at > 0) {
     update->Bind(4, record.expires_at);
@@ -668,7 +668,7 @@ Status Transaction::AppendChange(int64_t container_seq, int64_t lsn, std::string
                                  std::string_view entry, int64_t expires_at) {
   COSMOS_ASSIGN_OR_RETURN(auto* stmt, connection_->Prepare(
       "INSERT INTO change_log(container_seq, lsn, partition_key, entry, expires_at) VALUES(?, ?, ?, ?, ?)"));
-  stmt->Bind(1, container_seq).Bind(2, lsn).Bind(3, partition_key).Bind(4, entry).Bind(5, expires_at);
+  stmt->Bind(1, container_seq).Bind(2, lsn).BindUncopied(3, partition_key).BindUncopied(4, entry).Bind(5, expires_at);
   return stmt->Run();
 }
 

@@ -30,6 +30,9 @@ class Statement {
   // Binding is 1-based, as in SQLite. Each Bind* returns *this for chaining.
   Statement& Bind(int index, int64_t value);
   Statement& Bind(int index, std::string_view value);
+  // Binds text without copying it (Bind copies): for a statement run at once, while `value`
+  // lives. Reset clears the binding before anything else can read it.
+  Statement& BindUncopied(int index, std::string_view value);
   Statement& BindNull(int index);
 
   // Runs one step. Returns true when a row is available, false when done.
