@@ -89,6 +89,10 @@ class WriteBatcher {
     net::io_context* io;
     Done done;
   };
+  struct Answer {
+    Pending pending;
+    HttpResponse response;
+  };
 
   void Loop() {
     NameThisThread("cosmolite-write");
@@ -106,18 +110,23 @@ class WriteBatcher {
       writes.clear();
       for (Pending& pending : batch) writes.push_back(&pending.write);
       std::vector<HttpResponse> responses = handler_.HandleWrites(writes);
-      // Each I/O context gets the answers of its connections in one handler.
+      // Each I/O context gets the answers of its connections in one handler, which also
+      // completes them and frees their requests: work the write thread, the bottleneck of
+      // writes, need not do.
       for (size_t first = 0; first < batch.size(); ++first) {
         net::io_context* io = batch[first].io;
         if (io == nullptr) continue;  // answered with an earlier context's
-        std::vector<std::pair<Done, HttpResponse>> answers;
+        std::vector<Answer> answers;
         for (size_t index = first; index < batch.size(); ++index) {
           if (batch[index].io != io) continue;
-          answers.emplace_back(std::move(batch[index].done), std::move(responses[index]));
+          answers.push_back({std::move(batch[index]), std::move(responses[index])});
           batch[index].io = nullptr;
         }
-        net::post(*io, [answers = std::move(answers)]() mutable {
-          for (auto& [done, response] : answers) done(std::move(response));
+        net::post(*io, [&handler = handler_, answers = std::move(answers)]() mutable {
+          for (Answer& answer : answers) {
+            handler.CompleteAnswer(answer.response, answer.pending.write.context);
+            answer.pending.done(std::move(answer.response));
+          }
         });
       }
       batch.clear();

@@ -245,7 +245,9 @@ RequestHandler::RequestHandler(engine::Account& account, MasterKeyAuth auth, Han
 
 HttpResponse RequestHandler::Handle(const HttpRequest& request) const {
   RequestContext context = Inspect(request, /*parse_item=*/false);
-  return Finish(request, context);
+  HttpResponse response = Finish(request, context);
+  CompleteAnswer(response, context);
+  return response;
 }
 
 PreparedWrite RequestHandler::PrepareWrite(HttpRequest request) const {
@@ -318,8 +320,12 @@ HttpResponse RequestHandler::Finish(const HttpRequest& request, RequestContext& 
     response.AddHeader(headers::kRequestCharge, FormatCharge(charged ? engine::FailedRequestCharge() : 0.0));
   }
 
-  AddCommonHeaders(response, context.activity_id, context.started);
   return response;
+}
+
+void RequestHandler::CompleteAnswer(HttpResponse& response, const RequestContext& context) const {
+  if (context.operational) return;  // /ready and the certificate: plain answers
+  AddCommonHeaders(response, context.activity_id, context.started);
 }
 
 void RequestHandler::AddCommonHeaders(HttpResponse& response, const std::string& activity_id,
@@ -354,7 +360,6 @@ std::vector<HttpResponse> RequestHandler::HandleWrites(const std::vector<Prepare
       const RequestContext& context = writes[index]->context;
       response = ErrorResponse(committed, context.activity_id);
       response.AddHeader(headers::kRequestCharge, FormatCharge(0.0));
-      AddCommonHeaders(response, context.activity_id, context.started);
     }
   }
   return responses;

@@ -61,7 +61,12 @@ class RequestHandler {
   // Handles requests one after another as one write batch (engine::Account::RunWriteBatch):
   // their writes share one commit. If that commit fails, every request of the batch that had
   // succeeded is answered with the commit's error instead, since its write is not durable.
+  // The answers still lack the headers every answer carries: CompleteAnswer adds them, so that
+  // the write thread need not (the server calls it on the I/O threads).
   std::vector<HttpResponse> HandleWrites(const std::vector<PreparedWrite*>& writes) const;
+  // Adds to a write's answer the headers every answer carries (activity id, date, service
+  // version, content type, duration so far); thread-safe.
+  void CompleteAnswer(HttpResponse& response, const RequestContext& context) const;
 
  private:
   // Headers every answer carries: activity id, date, service version, content type, duration.
@@ -69,7 +74,8 @@ class RequestHandler {
                         std::chrono::steady_clock::time_point started) const;
   // The first part of Handle: what needs no store. `parse_item`: also parse an item write's body.
   RequestContext Inspect(const HttpRequest& request, bool parse_item) const;
-  // The rest of Handle, given the request's context (its parsed item is consumed).
+  // The rest of Handle but the common headers, given the request's context (its parsed item is
+  // consumed).
   HttpResponse Finish(const HttpRequest& request, RequestContext& context) const;
   Result<HttpResponse> Dispatch(const HttpRequest& request, RequestContext& context) const;
   HttpResponse DatabaseAccount(const HttpRequest& request) const;

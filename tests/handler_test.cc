@@ -38,13 +38,16 @@ class Emulator {
   }
 
   // Answers a signed request as the server does: a write is prepared first and then handled as a
-  // batch of one (RequestHandler::PrepareWrite, HandleWrites), anything else by Handle.
+  // batch of one (RequestHandler::PrepareWrite, HandleWrites, CompleteAnswer), anything else by
+  // Handle.
   HttpResponse Call(const std::string& method, const std::string& path, const std::string& body = "",
                     std::vector<std::pair<std::string, std::string>> headers = {}) {
     HttpRequest request = Signed(method, path, body, std::move(headers));
     if (!RequestHandler::MayWrite(request)) return handler_->Handle(request);
     PreparedWrite prepared = handler_->PrepareWrite(std::move(request));
-    return handler_->HandleWrites({&prepared}).front();
+    HttpResponse response = handler_->HandleWrites({&prepared}).front();
+    handler_->CompleteAnswer(response, prepared.context);
+    return response;
   }
 
   HttpRequest Signed(const std::string& method, const std::string& path, const std::string& body = "",
@@ -397,6 +400,9 @@ TEST_CASE("a batch of prepared writes answers each write as Handle would", "[han
   for (PreparedWrite& write : prepared) batch.push_back(&write);
   std::vector<HttpResponse> responses = emulator.handler().HandleWrites(batch);
   REQUIRE(responses.size() == requests.size());
+  for (size_t index = 0; index < responses.size(); ++index) {
+    emulator.handler().CompleteAnswer(responses[index], prepared[index].context);
+  }
   const std::vector<int> statuses = {201, 409, 400, 400, 404, 200, 401};
   for (size_t index = 0; index < responses.size(); ++index) {
     INFO("request " << index);
