@@ -873,14 +873,15 @@ class WalCheckpointer {
         wake_.wait(lock, asked);
       } else if (!wake_.wait_until(lock, last_commit_ + truncate_after_idle_, asked)) {
         if (std::chrono::steady_clock::now() < last_commit_ + truncate_after_idle_) continue;
+        wal_written_ = false;  // a commit during the pass sets it again
         lock.unlock();
         // Gives up at once while a write or an older read is open; the next pause tries again.
         Result<bool> truncated = connection_->CheckpointTruncate();
         lock.lock();
         if (truncated.ok() && *truncated) {
           checkpointed_pages_ = 0;
-          wal_written_ = std::chrono::steady_clock::now() < last_commit_ + truncate_after_idle_;
         } else {
+          wal_written_ = true;
           last_commit_ = std::chrono::steady_clock::now();  // not before another pause
         }
         continue;
