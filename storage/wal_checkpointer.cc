@@ -1,0 +1,76 @@
+#include "storage/wal_checkpointer.h"
+
+#include <utility>
+
+#include "common/result.h"
+#include "common/thread_name.h"
+#include "storage/sqlite/connection.h"
+
+namespace cosmos::storage {
+
+WalCheckpointer::WalCheckpointer(std::unique_ptr<sqlite::Connection> connection, int inline_pages,
+                                 std::chrono::milliseconds truncate_after_idle)
+    : inline_pages_(inline_pages),
+      truncate_after_idle_(truncate_after_idle),
+      connection_(std::move(connection)),
+      thread_([this] { Loop(); }) {}
+
+WalCheckpointer::~WalCheckpointer() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    stopping_ = true;
+  }
+  wake_.notify_one();
+  thread_.join();
+}
+
+bool WalCheckpointer::AfterCommit(int wal_pages) {
+  bool request;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    wal_written_ = true;
+    last_commit_ = std::chrono::steady_clock::now();
+    // Past the inline threshold the background pass is not asked again, so that it is idle
+    // when the writer's own pass (which would otherwise find it busy and give up) runs.
+    if (wal_pages >= inline_pages_) return true;
+    if (wal_pages < checkpointed_pages_) checkpointed_pages_ = 0;  // the WAL started over
+    request = !requested_ && wal_pages - checkpointed_pages_ >= kRequestPages;
+    requested_ = requested_ || request;
+  }
+  if (request) wake_.notify_one();
+  return false;
+}
+
+void WalCheckpointer::Loop() {
+  NameThisThread("cosmolite-ckpt");
+  std::unique_lock<std::mutex> lock(mu_);
+  auto asked = [&] { return stopping_ || requested_; };
+  for (;;) {
+    if (!wal_written_) {
+      wake_.wait(lock, asked);
+    } else if (!wake_.wait_until(lock, last_commit_ + truncate_after_idle_, asked)) {
+      if (std::chrono::steady_clock::now() < last_commit_ + truncate_after_idle_) continue;
+      wal_written_ = false;  // a commit during the pass sets it again
+      lock.unlock();
+      // Gives up at once while a write or an older read is open; the next pause tries again.
+      Result<bool> truncated = connection_->CheckpointTruncate();
+      lock.lock();
+      if (truncated.ok() && *truncated) {
+        checkpointed_pages_ = 0;
+      } else {
+        wal_written_ = true;
+        last_commit_ = std::chrono::steady_clock::now();  // not before another pause
+      }
+      continue;
+    }
+    if (stopping_) return;
+    lock.unlock();
+    // A failed pass loses nothing: the frames stay in the WAL and a later request retries.
+    Result<int> checkpointed = connection_->CheckpointPassive();
+    lock.lock();
+    requested_ = false;
+    if (checkpointed.ok()) checkpointed_pages_ = *checkpointed;
+  }
+}
+
+}  // namespace cosmos::storage
