@@ -8,7 +8,7 @@
 #include <thread>
 
 #include "engine/account.h"
-#include "engine/background_worker.h"
+#include "engine/maintenance/background_worker.h"
 #include "server/http_server.h"
 #include "server/request_handler.h"
 #include "server/tls_certificate.h"

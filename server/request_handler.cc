@@ -8,7 +8,7 @@
 #include <spdlog/spdlog.h>
 
 #include "common/json.h"
-#include "engine/request_charge.h"
+#include "engine/admission/request_charge.h"
 #include "server/error_mapping.h"
 #include "server/headers.h"
 

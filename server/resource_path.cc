@@ -3,7 +3,7 @@
 #include <algorithm>
 
 #include "common/encoding.h"
-#include "engine/resource_id.h"
+#include "engine/shared/resource_id.h"
 
 namespace cosmos::server {
 namespace {

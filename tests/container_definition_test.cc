@@ -1,4 +1,4 @@
-#include "engine/container_definition.h"
+#include "engine/catalog/container_definition.h"
 
 #include "tests/test_support.h"
 

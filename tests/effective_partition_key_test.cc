@@ -1,7 +1,7 @@
 // Effective partition keys against the 110 published vectors (shared/epk-vectors.json, described
 // in shared/reference/sdk-wire.md §2), the order-preserving number encoding, and the boundary
 // arithmetic: initial ranges and splits.
-#include "engine/effective_partition_key.h"
+#include "engine/partitioning/effective_partition_key.h"
 
 #include <algorithm>
 #include <cmath>

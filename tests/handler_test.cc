@@ -6,7 +6,7 @@
 #include <thread>
 
 #include "common/json.h"
-#include "engine/resource_id.h"
+#include "engine/shared/resource_id.h"
 #include "tests/test_support.h"
 
 using cosmos::Json;

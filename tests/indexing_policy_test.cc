@@ -1,8 +1,8 @@
-#include "engine/indexing_policy.h"
+#include "engine/indexing/indexing_policy.h"
 
 #include <algorithm>
 
-#include "engine/index_lookup.h"
+#include "engine/planning/index_lookup.h"
 #include "query/parser/parser.h"
 
 #include "tests/test_support.h"

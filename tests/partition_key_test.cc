@@ -1,4 +1,4 @@
-#include "engine/partition_key.h"
+#include "engine/partitioning/partition_key.h"
 
 #include "tests/test_support.h"
 

@@ -1,7 +1,7 @@
-#include "engine/partitioning.h"
+#include "engine/partitioning/partitioning.h"
 
 #include "common/json.h"
-#include "engine/effective_partition_key.h"
+#include "engine/partitioning/effective_partition_key.h"
 #include "tests/test_support.h"
 
 using cosmos::ErrorCode;

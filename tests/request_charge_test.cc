@@ -1,4 +1,4 @@
-#include "engine/request_charge.h"
+#include "engine/admission/request_charge.h"
 
 #include "tests/test_support.h"
 

@@ -1,4 +1,4 @@
-#include "engine/resource_id.h"
+#include "engine/shared/resource_id.h"
 
 #include "common/encoding.h"
 #include "tests/test_support.h"

@@ -1,7 +1,7 @@
 #include "server/resource_path.h"
 
 #include "common/encoding.h"
-#include "engine/resource_id.h"
+#include "engine/shared/resource_id.h"
 #include "tests/test_support.h"
 
 using cosmos::ErrorCode;

@@ -1,4 +1,4 @@
-#include "engine/throttle.h"
+#include "engine/admission/throttle.h"
 
 #include "tests/test_support.h"
 

@@ -14,7 +14,7 @@
 
 #include "common/json.h"
 #include "engine/account.h"
-#include "engine/partition_key.h"
+#include "engine/partitioning/partition_key.h"
 #include "server/error_mapping.h"
 #include "storage/store.h"
 #include "tests/sql_logic/client_pipeline.h"

@@ -1,0 +1,189 @@
+// The engine's vocabulary: how a request names a resource, the typed requests the server hands
+// the engine, and the responses (JSON text, etag, request charge, LSN) it gets back. Every room
+// of the engine speaks these; none of them knows HTTP.
+// Plain value types; thread-safe to copy.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/json.h"
+#include "engine/admission/request_charge.h"
+
+namespace cosmos::engine {
+
+// How a request names a resource: by its id, or by its _rid (rid-based paths).
+struct ResourceName {
+  std::string value;
+  bool is_rid = false;
+};
+
+struct ContainerAddress {
+  ResourceName database;
+  ResourceName container;
+};
+
+// What an operation on one resource returns.
+struct ResourceResponse {
+  std::string body;          // JSON text of the resource (empty after a delete)
+  std::string etag;          // the resource's _etag, quotes included
+  double request_charge = 0;
+  bool created = false;      // upsert inserted rather than replaced
+  bool not_modified = false; // If-None-Match matched: answer 304 without a body
+  int64_t lsn = 0;           // container LSN after the operation (item operations)
+  std::string owner_path;    // name-based path of the parent, e.g. "dbs/db/colls/c"
+  std::string owner_rid;     // _rid of the parent
+  // x-ms-resource-quota / x-ms-resource-usage, when x-ms-documentdb-populatequotainfo asked.
+  std::string resource_quota;
+  std::string resource_usage;
+  // Container reads: how far the index build for the current policy is (100: done).
+  int64_t index_transformation_progress = -1;
+  // Offers: the lowest manual RU/s a replace may ask for (x-ms-cosmos-min-throughput).
+  int64_t offer_min_throughput = 0;
+};
+
+// One page of a feed (list of databases, containers or documents).
+struct FeedResponse {
+  std::string body;          // {"_rid":..., "<Key>":[...], "_count":N}
+  int64_t count = 0;
+  std::optional<std::string> continuation;
+  double request_charge = 0;
+  int64_t lsn = 0;
+  std::string owner_path;
+  std::string owner_rid;
+};
+
+// Optimistic concurrency and conditional reads.
+struct Preconditions {
+  std::optional<std::string> if_match;       // write only if the current _etag equals this
+  std::optional<std::string> if_none_match;  // read: answer not_modified if the _etag equals this
+};
+
+// A document's JSON text as a write checks it first (size, syntax, nesting, id): work that needs
+// no store, so the server does it on an I/O thread before the write joins the write thread.
+struct ParsedItem {
+  Json document;
+  std::string id;
+  bool compact = false;  // the text has no whitespace outside strings: it can be extended as is
+};
+
+struct ItemWrite {
+  ContainerAddress container;
+  std::optional<std::string> partition_key_header;  // raw x-ms-documentdb-partitionkey
+  std::string_view body;  // the document JSON text; must outlive the call (not copied)
+  Preconditions preconditions;
+  // Account::ParseItem(body), when the caller has it already; the write consumes it.
+  ParsedItem* parsed = nullptr;
+};
+
+struct ItemKey {
+  ContainerAddress container;
+  std::optional<std::string> partition_key_header;
+  ResourceName id;
+  std::optional<std::string> consistency_level = std::nullopt;  // x-ms-consistency-level (reads)
+};
+
+struct FeedOptions {
+  int64_t max_item_count = 0;                // 0: the default page (100); -1: the server chooses
+  std::optional<std::string> continuation;   // from the previous page
+  std::optional<std::string> partition_key_header;  // restricts a document feed to one partition
+  std::optional<std::string> partition_key_range_id;  // ... or to one physical partition
+  std::optional<std::string> consistency_level;       // x-ms-consistency-level
+};
+
+// A change feed read (GET .../docs with A-IM: Incremental feed): the documents written since a
+// point, each once in its latest version, in LSN order within the scope.
+struct ChangeFeedRequest {
+  enum class StartFrom { kBeginning, kNow, kTime, kContinuation };
+  ContainerAddress container;
+  std::optional<std::string> partition_key_header;    // one logical partition, or a hierarchical prefix
+  std::optional<std::string> partition_key_range_id;  // one physical partition ...
+  std::optional<std::string> start_epk;               // ... or the part of it a feed range names
+  std::optional<std::string> end_epk;
+  StartFrom start_from = StartFrom::kBeginning;
+  // A-IM: Full-Fidelity Feed: every create, replace, delete and TTL expiry, from now or a
+  // continuation, on containers with a changeFeedPolicy retention.
+  bool all_versions_and_deletes = false;
+  int64_t continuation_lsn = 0;  // kContinuation: the previous page's etag
+  int64_t since_seconds = 0;     // kTime: changes with _ts at or after this
+  int64_t max_item_count = 0;    // 0: the default page (100); -1: the server chooses
+};
+
+struct ChangeFeedResponse : FeedResponse {
+  std::string etag;           // where the next read continues (the LSN reached, quoted)
+  bool not_modified = false;  // nothing new: answer 304
+  std::optional<int64_t> served_range_id;
+};
+
+// A query on the documents of a container (POST .../docs with x-ms-documentdb-isquery).
+struct QueryRequest {
+  ContainerAddress container;
+  std::string_view body;  // {"query": "...", "parameters": [{"name": "@p", "value": ...}]}
+  std::optional<std::string> partition_key_header;  // single-partition query
+  bool enable_cross_partition = false;              // x-ms-documentdb-query-enablecrosspartition
+  std::optional<std::string> partition_key_range_id;  // x-ms-documentdb-partitionkeyrangeid
+  std::optional<std::string> start_epk;             // x-ms-start-epk: part of the range only
+  std::optional<std::string> end_epk;               // x-ms-end-epk
+  int64_t max_item_count = 0;                 // 0: the default page (100); -1: the server chooses
+  std::optional<std::string> continuation;    // from the previous page
+  bool populate_query_metrics = false;        // x-ms-documentdb-populatequerymetrics
+  std::string correlation_id;                 // x-ms-cosmos-correlated-activityid: one SDK query
+  std::optional<std::string> consistency_level;  // x-ms-consistency-level
+};
+
+// One page of query results: FeedResponse's body is {"_rid":..., "Documents":[...], "_count":N}.
+// How far a query page reached: the fan-out a workshop wants to see.
+struct QueryFanOut {
+  std::vector<int64_t> range_ids;   // physical partitions the query reaches
+  int64_t documents_scanned = 0;
+  int64_t documents_returned = 0;
+  bool by_partition_key = false;    // the partition key narrowed it (header or WHERE)
+};
+
+struct QueryResponse : FeedResponse {
+  std::string query_metrics;  // x-ms-documentdb-query-metrics, when requested
+  QueryFanOut fan_out;
+  std::optional<int64_t> served_range_id;  // the range a per-range request named
+};
+
+// A query plan (x-ms-cosmos-is-query-plan-request) and the physical partitions it reaches.
+struct QueryPlanResponse {
+  std::string body;               // the PartitionedQueryExecutionInfo JSON
+  std::vector<int64_t> range_ids; // ranges overlapping its queryRanges
+  bool by_partition_key = false;  // a partition-key filter narrowed its queryRanges
+};
+
+// The partition key ranges feed (GET .../pkranges).
+struct PartitionKeyRangesResponse {
+  std::string body;          // {"_rid":..., "PartitionKeyRanges":[...], "_count":N}
+  int64_t count = 0;
+  std::string etag;          // the range-set version, quoted
+  bool not_modified = false; // the client's If-None-Match is current
+  std::string owner_path;
+  std::string owner_rid;
+};
+
+struct AccountOptions {
+  // Every container gets at least this many physical partitions (--min-physical-partitions).
+  int min_physical_partitions = 1;
+  // Bytes one logical partition may hold (--logical-partition-cap); the service's is 20 GB.
+  int64_t logical_partition_cap_bytes = int64_t{20} * 1024 * 1024 * 1024;
+  // The account's default consistency (--consistency); reads at Strong or Bounded Staleness
+  // cost twice as much, and a request may only relax it.
+  ConsistencyLevel default_consistency = ConsistencyLevel::kSession;
+  // Serverless (--serverless): no offers; each container may burst to 5,000 RU/s.
+  bool serverless = false;
+  // Enforce provisioned throughput per physical partition with 429s (--rate-limit).
+  bool rate_limit = false;
+};
+
+// Limits from the service documentation.
+inline constexpr size_t kMaxDocumentBytes = 2 * 1024 * 1024;
+inline constexpr size_t kMaxItemIdBytes = 1023;
+inline constexpr size_t kMaxResourceNameChars = 255;
+
+}  // namespace cosmos::engine

@@ -1,0 +1,63 @@
+// Catalog: the account's databases and containers and their throughput offers — create, read,
+// list, replace, delete — with the service's validation, system properties (_rid, _self, _etag,
+// _ts), If-Match, and the request charges of metadata operations. Creating a container also
+// creates its partition key ranges (one per 10,000 RU/s, at least --min-physical-partitions) and
+// its offer; raising an offer past what the ranges serve splits them.
+// Thread-safety: safe to call from many threads; each call is one store transaction.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "common/result.h"
+#include "engine/api.h"
+#include "engine/catalog/throughput.h"
+#include "engine/shared/account_context.h"
+
+namespace cosmos::engine {
+
+class Catalog {
+ public:
+  explicit Catalog(AccountContext& context);
+
+  // Databases. Create returns kConflict if the id exists; the others kNotFound if missing.
+  // Throughput given: the database shares it among its containers (an offer of its own).
+  Result<ResourceResponse> CreateDatabase(const std::string& body, const ContainerThroughput& throughput);
+  Result<ResourceResponse> ReadDatabase(const ResourceName& database);
+  Result<FeedResponse> ListDatabases(const FeedOptions& options);
+  // kPreconditionFailed when If-Match is stale.
+  Result<ResourceResponse> DeleteDatabase(const ResourceName& database, const Preconditions& preconditions);
+
+  // Containers. kOwnerResourceNotFound when the database is missing; kBadRequest for an
+  // invalid definition or a replace that changes the partition key or unique keys. A container
+  // gets an offer of its own with the throughput given, or 400 RU/s when neither it nor its
+  // database states any (none on a serverless account); the throughput decides its ranges.
+  Result<ResourceResponse> CreateContainer(const ResourceName& database, const std::string& body,
+                                           const ContainerThroughput& throughput);
+  // With `populate_quota_info`, also the container's quota and usage (documents, sizes in KB).
+  Result<ResourceResponse> ReadContainer(const ContainerAddress& container, bool populate_quota_info);
+  Result<FeedResponse> ListContainers(const ResourceName& database, const FeedOptions& options);
+  // A replace that changes the default TTL recomputes every document's expiry; one that changes
+  // the indexing policy starts an index build (maintenance/maintenance.h finishes it).
+  Result<ResourceResponse> ReplaceContainer(const ContainerAddress& container, const std::string& body,
+                                            const Preconditions& preconditions);
+  Result<ResourceResponse> DeleteContainer(const ContainerAddress& container, const Preconditions& preconditions);
+
+  // Offers. Read and replace take the offer's _rid; kNotFound when there is none, kBadRequest on
+  // a serverless account. A replace below the minimum is kBadRequest; one that grows a container
+  // past 10,000 RU/s per physical partition splits its ranges until each holds at most that.
+  Result<ResourceResponse> ReadOffer(const std::string& offer_rid);
+  Result<FeedResponse> ListOffers(const FeedOptions& options);
+  Result<ResourceResponse> ReplaceOffer(const std::string& offer_rid, const std::string& body,
+                                        const Preconditions& preconditions);
+
+  // Creates the offer of a database or container inside `txn`.
+  Status InsertOffer(storage::Transaction& txn, bool is_database, int64_t resource_seq,
+                     const std::string& resource_self, const std::string& resource_rid,
+                     const ContainerThroughput& throughput);
+
+ private:
+  AccountContext& context_;
+};
+
+}  // namespace cosmos::engine

@@ -1,0 +1,116 @@
+#include "engine/change_feed/change_feed.h"
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "engine/items/time_to_live.h"
+#include "engine/shared/feeds.h"
+
+namespace cosmos::engine {
+namespace {
+
+// A change-feed page. An empty page that `may_end` the feed is 304: nothing new, and every later
+// change in the scope will take an LSN above the container's, so the etag moves there.
+// `container_lsn`: the container's LSN as the reading transaction sees it.
+ChangeFeedResponse ChangeFeedPage(const ResolvedContainer& container, int64_t container_lsn, const RequestScope& scope,
+                                  std::vector<std::string> bodies, size_t bytes, int64_t after_lsn, int64_t reached,
+                                  bool may_end) {
+  ChangeFeedResponse response;
+  response.not_modified = bodies.empty() && may_end;
+  if (response.not_modified) reached = std::max(after_lsn, container_lsn);
+  response.etag = QuotedNumber(reached);
+  response.count = static_cast<int64_t>(bodies.size());
+  response.body = FeedBody(container.container_rid, "Documents", bodies);
+  response.request_charge = bodies.empty() ? MetadataReadCharge() : ReadCharge(bytes);
+  response.lsn = container_lsn;
+  response.owner_path = container.OwnerPath();
+  response.owner_rid = container.container_rid;
+  if (scope.by_range_id && !scope.range_ids.empty()) response.served_range_id = scope.range_ids.front();
+  return response;
+}
+
+// The stored text with "_lsn" added, as the change feed returns documents.
+std::string WithLsn(std::string body, int64_t lsn) {
+  size_t end = body.rfind('}');
+  if (end == std::string::npos) return body;
+  std::string field = ",\"_lsn\":";
+  field += std::to_string(lsn);
+  body.insert(end, field);
+  return body;
+}
+
+}  // namespace
+
+ChangeFeed::ChangeFeed(AccountContext& context) : context_(context) {}
+
+Result<ChangeFeedResponse> ChangeFeed::Read(const ChangeFeedRequest& request) {
+  int64_t page_items = PageSize(request.max_item_count);
+  COSMOS_ASSIGN_OR_RETURN(auto txn, context_.store().BeginRead());
+  COSMOS_ASSIGN_OR_RETURN(auto container, context_.FindContainer(txn, request.container, /*as_owner=*/true));
+  COSMOS_ASSIGN_OR_RETURN(auto scope, ResolveScope(container->partition_key, container->routing,
+                                                   {request.partition_key_header, request.partition_key_range_id,
+                                                    request.start_epk, request.end_epk}));
+  if (request.all_versions_and_deletes) return ReadChangeLog(txn, *container, scope, request);
+  COSMOS_ASSIGN_OR_RETURN(int64_t container_lsn, VisibleLsn(txn, *container));
+  int64_t after_lsn = 0;
+  std::optional<int64_t> since;
+  switch (request.start_from) {
+    case ChangeFeedRequest::StartFrom::kBeginning: break;
+    case ChangeFeedRequest::StartFrom::kNow: after_lsn = container_lsn; break;
+    case ChangeFeedRequest::StartFrom::kTime: since = request.since_seconds; break;
+    case ChangeFeedRequest::StartFrom::kContinuation: after_lsn = request.continuation_lsn; break;
+  }
+  std::vector<storage::DocumentRecord> rows;
+  if (request.start_from != ChangeFeedRequest::StartFrom::kNow) {
+    COSMOS_ASSIGN_OR_RETURN(rows, txn.ListChanges(container->container.seq, scope.documents, after_lsn, page_items,
+                                                  since));
+  }
+  std::vector<std::string> bodies;
+  size_t bytes = 0;
+  int64_t reached = after_lsn;
+  int64_t now = NowSeconds();
+  for (auto& row : rows) {
+    if (bytes > 0 && bytes + row.body.size() > kMaxPageBytes) break;
+    reached = row.lsn;
+    if (IsExpired(row, now)) continue;  // time to live: invisible from its expiry
+    bytes += row.body.size();
+    bodies.push_back(WithLsn(std::move(row.body), row.lsn));
+  }
+  // A full page of expired documents is progress, not the end: it answers an empty page.
+  bool more = static_cast<int64_t>(rows.size()) == page_items;
+  return ChangeFeedPage(*container, container_lsn, scope, std::move(bodies), bytes, after_lsn, reached, !more);
+}
+
+Result<ChangeFeedResponse> ChangeFeed::ReadChangeLog(storage::Transaction& txn, const ResolvedContainer& container,
+                                                     const RequestScope& scope, const ChangeFeedRequest& request) {
+  if (container.change_log_retention_s == 0) {
+    return Status::BadRequest("The all versions and deletes change feed needs a container whose changeFeedPolicy has a "
+                              "retentionDuration.");
+  }
+  if (request.start_from != ChangeFeedRequest::StartFrom::kNow &&
+      request.start_from != ChangeFeedRequest::StartFrom::kContinuation) {
+    return Status::BadRequest("The all versions and deletes change feed starts from now or from a continuation only.");
+  }
+  COSMOS_ASSIGN_OR_RETURN(int64_t container_lsn, VisibleLsn(txn, container));
+  int64_t after_lsn =
+      request.start_from == ChangeFeedRequest::StartFrom::kNow ? container_lsn : request.continuation_lsn;
+  std::vector<std::pair<int64_t, std::string>> entries;
+  if (request.start_from == ChangeFeedRequest::StartFrom::kContinuation) {
+    COSMOS_ASSIGN_OR_RETURN(entries, txn.ListChangeLog(container.container.seq, scope.documents, after_lsn,
+                                                       PageSize(request.max_item_count)));
+  }
+  std::vector<std::string> bodies;
+  int64_t reached = after_lsn;
+  size_t bytes = 0;
+  for (auto& [lsn, entry] : entries) {
+    if (bytes > 0 && bytes + entry.size() > kMaxPageBytes) break;
+    bytes += entry.size();
+    reached = lsn;
+    bodies.push_back(std::move(entry));
+  }
+  return ChangeFeedPage(container, container_lsn, scope, std::move(bodies), bytes, after_lsn, reached,
+                        /*may_end=*/true);
+}
+
+}  // namespace cosmos::engine

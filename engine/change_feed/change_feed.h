@@ -1,0 +1,32 @@
+// ChangeFeed: the change feed of a container (GET .../docs with A-IM). The latest-version feed
+// gives each document written since a point once, in its latest version, in LSN order within
+// the scope (a logical partition, a hierarchical prefix, a physical partition or part of one);
+// the all-versions-and-deletes feed (A-IM: Full-Fidelity Feed) replays the change log
+// (change_log.h). An empty page at the end of the feed is 304 with the etag to continue from.
+// Thread-safety: safe to call from many threads; each call is one read transaction.
+#pragma once
+
+#include "common/result.h"
+#include "engine/api.h"
+#include "engine/partitioning/partitioning.h"
+#include "engine/shared/account_context.h"
+
+namespace cosmos::engine {
+
+class ChangeFeed {
+ public:
+  explicit ChangeFeed(AccountContext& context);
+
+  // One page of the feed. kPartitionKeyRangeGone for a split range; kBadRequest for an
+  // all-versions read of a container that keeps no log, or from a start it cannot serve.
+  Result<ChangeFeedResponse> Read(const ChangeFeedRequest& request);
+
+ private:
+  // The all-versions-and-deletes feed.
+  Result<ChangeFeedResponse> ReadChangeLog(storage::Transaction& txn, const ResolvedContainer& container,
+                                           const RequestScope& scope, const ChangeFeedRequest& request);
+
+  AccountContext& context_;
+};
+
+}  // namespace cosmos::engine

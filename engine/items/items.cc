@@ -1,0 +1,340 @@
+#include "engine/items/items.h"
+
+#include <algorithm>
+#include <cstdio>
+
+#include "engine/change_feed/change_log.h"
+#include "engine/indexing/document_index.h"
+#include "engine/items/document_text.h"
+#include "engine/items/time_to_live.h"
+#include "engine/partitioning/partitioning.h"
+#include "engine/shared/feeds.h"
+#include "engine/shared/messages.h"
+#include "engine/shared/preconditions.h"
+#include "engine/shared/request_bodies.h"
+#include "engine/shared/resource_id.h"
+
+namespace cosmos::engine {
+namespace {
+
+using storage::DocumentRecord;
+using storage::SeqKind;
+using storage::Transaction;
+
+constexpr char kPartitionKeyMismatchMessage[] =
+    "PartitionKey extracted from document doesn't match the one specified in the header.";
+constexpr char kPartitionKeyMissingMessage[] =
+    "The partition key supplied in x-ms-partitionkey header has fewer components than defined in "
+    "the the collection.";
+constexpr char kUniqueKeyMessage[] = "Unique index constraint violation.";
+
+// The partition key a point operation names in its header. Required on every item operation.
+Result<PartitionKeyValue> HeaderPartitionKey(const ResolvedContainer& container,
+                                             const std::optional<std::string>& header) {
+  if (!header || header->empty()) return Status::BadRequest(kPartitionKeyMissingMessage);
+  return PartitionKeyValue::FromHeader(container.partition_key, *header);
+}
+
+Result<std::optional<DocumentRecord>> FindItem(Transaction& txn, const ResolvedContainer& container,
+                                               const ItemKey& key) {
+  COSMOS_ASSIGN_OR_RETURN(auto partition_key, HeaderPartitionKey(container, key.partition_key_header));
+  if (key.id.is_rid) {
+    std::optional<ResourceId> rid = ResourceId::Parse(key.id.value);
+    if (!rid || rid->document == 0 || rid->container != container.container.seq) {
+      return std::optional<DocumentRecord>();
+    }
+    COSMOS_ASSIGN_OR_RETURN(auto found, txn.FindDocumentBySeq(container.container.seq, rid->document));
+    if (found && found->partition_key != StoragePartitionKey(container.partition_key, partition_key)) found.reset();
+    if (found && IsExpired(*found, NowSeconds())) found.reset();
+    return found;
+  }
+  COSMOS_ASSIGN_OR_RETURN(auto found, txn.FindDocument(container.container.seq,
+                                                       StoragePartitionKey(container.partition_key, partition_key),
+                                                       key.id.value));
+  if (found && IsExpired(*found, NowSeconds())) found.reset();
+  return found;
+}
+
+// The service caps what one logical partition may hold (20 GB); a write that would pass the cap
+// fails and changes nothing, while reads and deletes keep working.
+Status CheckLogicalPartitionCap(Transaction& txn, const ResolvedContainer& container,
+                                const std::string& partition_key, size_t new_bytes, size_t old_bytes,
+                                int64_t cap_bytes) {
+  COSMOS_ASSIGN_OR_RETURN(auto size, txn.GetLogicalPartitionSize(container.container.seq, partition_key));
+  int64_t after = size.total_bytes + static_cast<int64_t>(new_bytes) - static_cast<int64_t>(old_bytes);
+  if (after <= cap_bytes || new_bytes <= old_bytes) return Status();
+  constexpr double kBytesPerGb = 1024.0 * 1024.0 * 1024.0;
+  char cap_text[32];
+  std::snprintf(cap_text, sizeof cap_text, "%.6g", static_cast<double>(cap_bytes) / kBytesPerGb);
+  return Status::LogicalPartitionFull(std::string("Partition key reached maximum size of ") + cap_text + " GB");
+}
+
+// The physical partition holding a storage key ("<EPK> <partition key>"), as a list for Admit.
+std::vector<int64_t> RangeOfKey(const ResolvedContainer& container, const std::string& storage_key) {
+  const RoutingMap::Range* range = container.routing.RangeOf(std::string_view(storage_key).substr(0, storage_key.find(' ')));
+  return range ? std::vector<int64_t>{range->id} : std::vector<int64_t>{};
+}
+
+}  // namespace
+
+Items::Items(AccountContext& context, Admission& admission) : context_(context), admission_(admission) {}
+
+Result<ParsedItem> Items::ParseItem(std::string_view body) {
+  if (body.size() > kMaxDocumentBytes) {
+    return Status::RequestEntityTooLarge("Request size is too large");
+  }
+  ParsedItem parsed;
+  COSMOS_ASSIGN_OR_RETURN(parsed.document, ParseObject(body, "document", &parsed.compact));
+  COSMOS_RETURN_IF_ERROR(ValidateItemId(parsed.document));
+  parsed.id = parsed.document["id"].get<std::string>();
+  return parsed;
+}
+
+Result<ResourceResponse> Items::Create(const ItemWrite& write) {
+  return Write(write, WriteMode::kCreate, nullptr);
+}
+
+Result<ResourceResponse> Items::Upsert(const ItemWrite& write) {
+  return Write(write, WriteMode::kUpsert, nullptr);
+}
+
+Result<ResourceResponse> Items::Replace(const ItemWrite& write, const ResourceName& id) {
+  return Write(write, WriteMode::kReplace, &id);
+}
+
+Result<ResourceResponse> Items::Write(const ItemWrite& write, WriteMode mode,
+                                            const ResourceName* replace_id) {
+  ParsedItem parsed_here;
+  ParsedItem* parsed = write.parsed;
+  if (parsed == nullptr) {
+    COSMOS_ASSIGN_OR_RETURN(parsed_here, ParseItem(write.body));
+    parsed = &parsed_here;
+  }
+  Json& document = parsed->document;
+  const bool compact = parsed->compact;
+  const std::string id = parsed->id;
+
+  // Not isolated (Store::BeginWrite): every check that can refuse the write comes before its
+  // first change, except a unique key's, and a container with unique keys isolates the write.
+  COSMOS_ASSIGN_OR_RETURN(auto txn, context_.store().BeginWrite(/*isolated=*/false));
+  COSMOS_ASSIGN_OR_RETURN(auto container, context_.FindContainer(txn, write.container, /*as_owner=*/true));
+  if (!container->unique_keys.keys.empty()) COSMOS_RETURN_IF_ERROR(txn.Isolate());
+  COSMOS_ASSIGN_OR_RETURN(auto header_key,
+                          HeaderPartitionKey(*container, write.partition_key_header));
+  PartitionKeyValue document_key = PartitionKeyValue::FromDocument(container->partition_key, document);
+  if (!(header_key == document_key)) {
+    return Status::PartitionKeyMismatch(kPartitionKeyMismatchMessage);
+  }
+  std::string partition_key = StoragePartitionKey(container->partition_key, document_key);
+  std::vector<int64_t> range_ids = RangeOfKey(*container, partition_key);
+  COSMOS_RETURN_IF_ERROR(admission_.Admit(*container, range_ids));
+
+  std::optional<DocumentRecord> existing;
+  if (mode == WriteMode::kReplace) {
+    ItemKey key{write.container, write.partition_key_header, *replace_id};
+    COSMOS_ASSIGN_OR_RETURN(existing, FindItem(txn, *container, key));
+    if (!existing) return Status::NotFound(kIdMissingMessage);
+    if (existing->id != id) {
+      return Status::BadRequest("The id in the document does not match the id in the path.");
+    }
+  } else if (mode == WriteMode::kUpsert) {
+    COSMOS_ASSIGN_OR_RETURN(existing, txn.FindDocument(container->container.seq, partition_key, id));
+    // An expired document the sweeper has not removed yet is gone already: this upsert creates.
+    if (existing && IsExpired(*existing, NowSeconds())) {
+      COSMOS_RETURN_IF_ERROR(txn.Isolate());  // the checks below come after this change
+      COSMOS_RETURN_IF_ERROR(DeleteIndexedDocument(txn, container->container.seq, container->indexing, *existing));
+      existing.reset();
+    }
+  }  // a create learns of a duplicate id from the insert itself
+  // If-Match guards a replace of an existing document; an upsert that inserts ignores it.
+  if (existing) COSMOS_RETURN_IF_ERROR(CheckIfMatch(write.preconditions, existing->etag));
+
+  DocumentRecord record;
+  if (existing) {
+    record.seq = existing->seq;
+  } else {
+    COSMOS_ASSIGN_OR_RETURN(record.seq, txn.NextSeq(SeqKind::kDocument));
+  }
+  COSMOS_ASSIGN_OR_RETURN(record.lsn, txn.NextLsn(container->container.seq));
+  container->lsn = std::max(container->lsn, record.lsn);
+  record.partition_key = partition_key;
+  record.id = id;
+  record.etag = context_.NewEtag();
+  // Unique-key values come from the client's properties alone.
+  std::vector<std::string> unique_values = container->unique_keys.ValuesOf(document);
+  SystemProperties system;
+  system.rid = ResourceId::ForDocument(container->database.seq, container->container.seq, record.seq);
+  system.self = ContainerSelf(container->database_rid, container->container_rid) + "docs/" + system.rid + "/";
+  system.etag = record.etag;
+  system.ts = NowSeconds();
+  COSMOS_ASSIGN_OR_RETURN(record.expires_at, ExpiresAt(container->default_ttl, document, system.ts));
+  record.body = DocumentText(write.body, compact, document, system);
+  COSMOS_RETURN_IF_ERROR(CheckLogicalPartitionCap(txn, *container, partition_key, record.body.size(),
+                                                  existing ? existing->body.size() : 0,
+                                                  context_.options().logical_partition_cap_bytes));
+
+  std::vector<storage::IndexEntry> index_entries = container->indexing.IndexEntries(document);
+  std::vector<storage::IndexEntry> old_index_entries;
+  // A replaced document keeps the entries it shares with its new version: only the difference
+  // goes out of and into the index.
+  std::vector<storage::IndexEntry> entries_to_insert;
+  if (existing) {
+    old_index_entries = IndexEntriesOf(container->indexing, existing->body);
+    IndexEntryChanges changes = DiffIndexEntries(old_index_entries, index_entries);
+    entries_to_insert = std::move(changes.added);
+    COSMOS_RETURN_IF_ERROR(txn.DeleteIndexEntries(container->container.seq, existing->seq, changes.stale));
+    COSMOS_RETURN_IF_ERROR(txn.UpdateDocument(container->container.seq, record));
+    if (!unique_values.empty()) {
+      COSMOS_RETURN_IF_ERROR(txn.DeleteUniqueKeyEntries(container->container.seq, record.seq));
+    }
+  } else {
+    Status inserted = txn.InsertDocument(container->container.seq, record);
+    if (inserted.code() == ErrorCode::kConflict) {
+      // The id is taken, unless by an expired document the sweeper has not removed yet.
+      COSMOS_ASSIGN_OR_RETURN(auto taken, txn.FindDocument(container->container.seq, partition_key, id));
+      if (!taken || !IsExpired(*taken, system.ts)) return Status::Conflict(kIdExistsMessage);
+      COSMOS_RETURN_IF_ERROR(DeleteIndexedDocument(txn, container->container.seq, container->indexing, *taken));
+      inserted = txn.InsertDocument(container->container.seq, record);
+    }
+    COSMOS_RETURN_IF_ERROR(inserted);
+  }
+  COSMOS_RETURN_IF_ERROR(
+      txn.InsertIndexEntries(container->container.seq, record.seq, existing ? entries_to_insert : index_entries));
+  for (size_t index = 0; index < unique_values.size(); ++index) {
+    Status inserted = txn.InsertUniqueKeyEntry(container->container.seq, partition_key,
+                                               static_cast<int>(index), unique_values[index], record.seq);
+    if (inserted.code() == ErrorCode::kConflict) return Status::Conflict(kUniqueKeyMessage);
+    COSMOS_RETURN_IF_ERROR(inserted);
+  }
+  if (container->change_log_retention_s > 0) {
+    ChangeLogEntry entry;
+    entry.operation = existing ? "replace" : "create";
+    entry.lsn = record.lsn;
+    entry.crts = system.ts;
+    entry.previous_lsn = existing ? existing->lsn : 0;
+    entry.current = record.body;
+    COSMOS_RETURN_IF_ERROR(txn.AppendChange(container->container.seq, record.lsn, partition_key, ChangeLogText(entry),
+                                            system.ts + container->change_log_retention_s));
+  }
+  COSMOS_RETURN_IF_ERROR(txn.Commit());
+
+  ResourceResponse response;
+  int64_t index_terms = static_cast<int64_t>(index_entries.size());
+  response.request_charge = existing ? ReplaceCharge(record.body.size(), index_terms,
+                                                     static_cast<int64_t>(old_index_entries.size()))
+                                     : CreateCharge(record.body.size(), index_terms);
+  admission_.Charge(*container, range_ids, response.request_charge);
+  response.body = std::move(record.body);
+  response.etag = std::move(record.etag);
+  response.created = !existing;
+  response.lsn = record.lsn;
+  response.owner_path = container->OwnerPath();
+  response.owner_rid = container->container_rid;
+  return response;
+}
+
+Result<ResourceResponse> Items::Read(const ItemKey& key, const Preconditions& preconditions) {
+  COSMOS_ASSIGN_OR_RETURN(auto consistency, ReadConsistency(context_.options().default_consistency, key.consistency_level));
+  COSMOS_ASSIGN_OR_RETURN(auto txn, context_.store().BeginRead());
+  COSMOS_ASSIGN_OR_RETURN(auto container, context_.FindContainer(txn, key.container, /*as_owner=*/true));
+  COSMOS_ASSIGN_OR_RETURN(auto found, FindItem(txn, *container, key));
+  if (!found) return Status::NotFound(kIdMissingMessage);
+  std::vector<int64_t> range_ids = RangeOfKey(*container, found->partition_key);
+  COSMOS_RETURN_IF_ERROR(admission_.Admit(*container, range_ids));
+  ResourceResponse response;
+  response.request_charge = ReadCharge(found->body.size(), consistency);
+  admission_.Charge(*container, range_ids, response.request_charge);
+  response.not_modified = preconditions.if_none_match && *preconditions.if_none_match == found->etag;
+  if (!response.not_modified) response.body = std::move(found->body);
+  response.etag = std::move(found->etag);
+  COSMOS_ASSIGN_OR_RETURN(response.lsn, VisibleLsn(txn, *container));
+  response.owner_path = container->OwnerPath();
+  response.owner_rid = container->container_rid;
+  return response;
+}
+
+Result<ResourceResponse> Items::Delete(const ItemKey& key, const Preconditions& preconditions) {
+  COSMOS_ASSIGN_OR_RETURN(auto txn, context_.store().BeginWrite());
+  COSMOS_ASSIGN_OR_RETURN(auto container, context_.FindContainer(txn, key.container, /*as_owner=*/true));
+  COSMOS_ASSIGN_OR_RETURN(auto found, FindItem(txn, *container, key));
+  if (!found) return Status::NotFound(kIdMissingMessage);
+  COSMOS_RETURN_IF_ERROR(CheckIfMatch(preconditions, found->etag));
+  std::vector<int64_t> range_ids = RangeOfKey(*container, found->partition_key);
+  COSMOS_RETURN_IF_ERROR(admission_.Admit(*container, range_ids));
+  COSMOS_ASSIGN_OR_RETURN(int64_t lsn, txn.NextLsn(container->container.seq));
+  container->lsn = std::max(container->lsn, lsn);
+  std::vector<storage::IndexEntry> index_entries = IndexEntriesOf(container->indexing, found->body);
+  COSMOS_RETURN_IF_ERROR(txn.DeleteIndexEntries(container->container.seq, found->seq, index_entries));
+  COSMOS_RETURN_IF_ERROR(txn.DeleteDocument(container->container.seq, *found));
+  if (container->change_log_retention_s > 0) {
+    COSMOS_ASSIGN_OR_RETURN(auto value, HeaderPartitionKey(*container, key.partition_key_header));
+    ChangeLogEntry entry;
+    entry.operation = "delete";
+    entry.lsn = lsn;
+    entry.crts = NowSeconds();
+    entry.previous_lsn = found->lsn;
+    entry.id = found->id;
+    entry.partition_key = PartitionKeyObject(container->partition_key, value);
+    COSMOS_RETURN_IF_ERROR(txn.AppendChange(container->container.seq, lsn, found->partition_key, ChangeLogText(entry),
+                                            entry.crts + container->change_log_retention_s));
+  }
+  COSMOS_RETURN_IF_ERROR(txn.Commit());
+  ResourceResponse response;
+  response.request_charge = DeleteCharge(found->body.size(), static_cast<int64_t>(index_entries.size()));
+  admission_.Charge(*container, range_ids, response.request_charge);
+  response.lsn = lsn;
+  response.owner_path = container->OwnerPath();
+  response.owner_rid = container->container_rid;
+  return response;
+}
+
+Result<FeedResponse> Items::ReadFeed(const ContainerAddress& address, const FeedOptions& options) {
+  std::optional<storage::DocumentPosition> after;
+  if (options.continuation && !options.continuation->empty()) {
+    Json token = Json::parse(*options.continuation, nullptr, /*allow_exceptions=*/false);
+    if (token.is_discarded() || !token.is_array() || token.size() != 2 || !token[0].is_string() ||
+        !token[1].is_string()) {
+      return Status::BadRequest("The continuation token '" + *options.continuation + "' is malformed.");
+    }
+    after = storage::DocumentPosition{token[0].get<std::string>(), token[1].get<std::string>()};
+  }
+  int64_t page_items = PageSize(options.max_item_count);
+  COSMOS_ASSIGN_OR_RETURN(auto consistency, ReadConsistency(context_.options().default_consistency, options.consistency_level));
+
+  COSMOS_ASSIGN_OR_RETURN(auto txn, context_.store().BeginRead());
+  COSMOS_ASSIGN_OR_RETURN(auto container, context_.FindContainer(txn, address, /*as_owner=*/true));
+  COSMOS_ASSIGN_OR_RETURN(auto scope, ResolveScope(container->partition_key, container->routing,
+                                                   {options.partition_key_header, options.partition_key_range_id,
+                                                    std::nullopt, std::nullopt}));
+  COSMOS_RETURN_IF_ERROR(admission_.Admit(*container, scope.range_ids));
+  // One row more than the page tells whether another page follows.
+  COSMOS_ASSIGN_OR_RETURN(auto rows, txn.ListDocuments(container->container.seq, scope.documents,
+                                                       after, page_items + 1));
+  std::vector<std::string> bodies;
+  size_t bytes = 0;
+  std::optional<storage::DocumentPosition> last;
+  int64_t now = NowSeconds();
+  for (auto& row : rows) {
+    if (static_cast<int64_t>(bodies.size()) == page_items || (bytes > 0 && bytes + row.body.size() > kMaxPageBytes)) {
+      break;
+    }
+    if (IsExpired(row, now)) continue;
+    bytes += row.body.size();
+    last = storage::DocumentPosition{row.partition_key, row.id};
+    bodies.push_back(std::move(row.body));
+  }
+  FeedResponse response;
+  if (bodies.size() < rows.size() && last) {
+    response.continuation = Json::array({last->partition_key, last->id}).dump(-1, ' ', /*ensure_ascii=*/true);
+  }
+  response.count = static_cast<int64_t>(bodies.size());
+  response.body = FeedBody(container->container_rid, "Documents", bodies);
+  response.request_charge = ReadCharge(bytes, consistency);
+  admission_.Charge(*container, scope.range_ids, response.request_charge);
+  COSMOS_ASSIGN_OR_RETURN(response.lsn, VisibleLsn(txn, *container));
+  response.owner_path = container->OwnerPath();
+  response.owner_rid = container->container_rid;
+  return response;
+}
+
+}  // namespace cosmos::engine

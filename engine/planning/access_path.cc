@@ -1,0 +1,138 @@
+#include "engine/planning/access_path.h"
+
+#include <algorithm>
+
+#include "engine/partitioning/partitioning.h"
+#include "query/plan/index_filter.h"
+
+namespace cosmos::engine {
+namespace {
+
+// Within one logical partition, an index lookup collects every matching document before it can
+// order them by key, while a scan of the partition reads in key order and stops when the page is
+// full. The scan wins when the lookup's ranges hold at least as many entries as the partition
+// holds documents (an equality on the partition key path, a wide range on a large container):
+// counting up to that many entries tells, without loading any document.
+Result<bool> PartitionScanIsCheaper(const IndexLookup& lookup, const std::string& partition_key,
+                                    IndexStatistics& statistics) {
+  COSMOS_ASSIGN_OR_RETURN(int64_t documents, statistics.PartitionDocuments(partition_key));
+  int64_t entries = 0;
+  for (const IndexValueRange& range : lookup.ranges) {
+    COSMOS_ASSIGN_OR_RETURN(int64_t counted, statistics.EntriesInRange(lookup.path, range, documents - entries));
+    entries += counted;
+    if (entries >= documents) return true;
+  }
+  return false;
+}
+
+// The index scan that yields a query's documents in its ORDER BY order, when one can: a single
+// ORDER BY item on an indexed path, one FROM source, no grouping, aggregate or DISTINCT. When the
+// WHERE clause bounds the same path, the scan keeps to those bounds (documents outside fail the
+// filter anyway); otherwise every document must have a scalar there, or the scan would miss the
+// ones that sort as undefined, arrays or objects.
+Result<std::optional<IndexLookup>> OrderedIndexScan(const IndexingPolicy& policy, const query::BoundQuery& prepared,
+                                                    const std::optional<IndexLookup>& lookup,
+                                                    IndexStatistics& statistics, bool& descending) {
+  const query::SelectQuery& q = prepared.root();
+  const query::SelectInfo& info = prepared.info(q);
+  if (q.order_by.empty() || q.from.size() != 1 || q.distinct || info.is_grouped() || info.is_aggregate() ||
+      info.container_subquery) {
+    return std::optional<IndexLookup>();
+  }
+  std::vector<OrderByPath> paths = OrderByPaths(q);
+  if (paths.size() != q.order_by.size()) return std::optional<IndexLookup>();
+  IndexLookup scan;
+  IndexValueRange every_value;
+  if (paths.size() == 1) {
+    if (!policy.IsIndexed(paths[0].path)) return std::optional<IndexLookup>();
+    descending = paths[0].descending;
+    scan.path = IndexPathText(paths[0].path);
+    every_value = {std::string(1, kIndexTypeNull), true, std::string(1, kIndexTypeString + 1), false};
+  } else {
+    // Several items: the composite index that CheckOrderBy found, read backwards when the query
+    // inverts its directions. Its values are component tuples (EncodeCompositeValue), whose
+    // first byte is never 0xff.
+    auto composite = policy.FindCompositeIndex(paths);
+    if (!composite) return std::optional<IndexLookup>();
+    descending = composite->backwards;
+    scan.path = composite->entry_path;
+    every_value = {std::string(), true, std::string(1, '\xff'), false};
+  }
+  if (lookup && lookup->path == scan.path) {
+    scan.ranges = lookup->ranges;
+  } else {
+    // A selective equality elsewhere names few documents: sorting them beats walking the order.
+    if (lookup && lookup->equality) return std::optional<IndexLookup>();
+    // The index order holds every document only when each has an entry on the path (a scalar
+    // there, or at every path of the composite index); otherwise the query sorts what it reads.
+    COSMOS_ASSIGN_OR_RETURN(int64_t documents, statistics.ContainerDocuments());
+    COSMOS_ASSIGN_OR_RETURN(int64_t entries, statistics.EntriesAt(scan.path));
+    if (entries != documents) return std::optional<IndexLookup>();
+    scan.ranges.push_back(std::move(every_value));
+  }
+  std::sort(scan.ranges.begin(), scan.ranges.end(),
+            [](const IndexValueRange& a, const IndexValueRange& b) { return a.lower < b.lower; });
+  scan.ranges.erase(std::unique(scan.ranges.begin(), scan.ranges.end(),
+                                [](const IndexValueRange& a, const IndexValueRange& b) {
+                                  return a.lower == b.lower && a.upper == b.upper;
+                                }),
+                    scan.ranges.end());
+  return std::optional<IndexLookup>(std::move(scan));
+}
+
+}  // namespace
+
+Result<int64_t> StoredIndexStatistics::ContainerDocuments() {
+  COSMOS_ASSIGN_OR_RETURN(auto stored, txn_.MeasureKeyRange(container_seq_, "", kMaxEffectivePartitionKey));
+  return stored.document_count;
+}
+
+Result<int64_t> StoredIndexStatistics::EntriesAt(const std::string& path) {
+  return txn_.CountIndexEntries(container_seq_, path);
+}
+
+Result<int64_t> StoredIndexStatistics::PartitionDocuments(const std::string& partition_key) {
+  COSMOS_ASSIGN_OR_RETURN(auto partition, txn_.GetLogicalPartitionSize(container_seq_, partition_key));
+  return partition.document_count;
+}
+
+Result<int64_t> StoredIndexStatistics::EntriesInRange(const std::string& path, const IndexValueRange& range,
+                                                      int64_t limit) {
+  return txn_.CountIndexRange(container_seq_, path, range.lower, range.lower_inclusive, range.upper,
+                              range.upper_inclusive, limit);
+}
+
+std::vector<OrderByPath> OrderByPaths(const query::SelectQuery& query) {
+  std::vector<OrderByPath> paths;
+  // Only a FROM over the container's documents themselves maps to the policy's paths.
+  if (query.from.empty() || query.from.front().iterate ||
+      query.from.front().collection->kind != query::ExprKind::kIdentifier) {
+    return paths;
+  }
+  for (const query::OrderByItem& item : query.order_by) {
+    std::optional<DocumentPath> path = query::DocumentPathSteps(*item.expr, query.from.front().alias);
+    if (!path) return {};
+    paths.push_back({std::move(*path), item.descending});
+  }
+  return paths;
+}
+
+Result<AccessPath> ChooseAccessPath(const IndexingPolicy& policy, bool index_ready, const query::BoundQuery& prepared,
+                                    const Json& parameters, const std::vector<storage::DocumentScope>& scopes,
+                                    IndexStatistics& statistics) {
+  AccessPath access;
+  if (!index_ready) return access;
+  // The index answers the most selective predicate it can.
+  access.lookup = ChooseIndexLookup(policy, query::FindIndexPredicates(prepared.root(), parameters));
+  // ORDER BY from the index: a page reads only as far as its rows reach.
+  COSMOS_ASSIGN_OR_RETURN(access.ordered_scan,
+                          OrderedIndexScan(policy, prepared, access.lookup, statistics, access.descending));
+  if (!access.ordered_scan && access.lookup && scopes.size() == 1 && scopes.front().partition_key) {
+    COSMOS_ASSIGN_OR_RETURN(bool scan,
+                            PartitionScanIsCheaper(*access.lookup, *scopes.front().partition_key, statistics));
+    if (scan) access.lookup.reset();
+  }
+  return access;
+}
+
+}  // namespace cosmos::engine

@@ -1,0 +1,54 @@
+// Document sources: where a query page's documents come from (query/execution/executor.h pulls
+// them one at a time). Each reads inside the caller's transaction, skips documents whose time to
+// live ran out, parses only the top-level `properties` the query reads (nullopt: whole
+// documents), and gives each document the position a continuation resumes from. The sources
+// keep references to their arguments: those must outlive them.
+// Thread-safety: a source belongs to one query page on one thread.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "engine/planning/index_lookup.h"
+#include "query/execution/executor.h"
+#include "storage/store.h"
+
+namespace cosmos::engine {
+
+using ReadProperties = std::optional<std::vector<std::string>>;
+
+// Every document of the scopes (a container, a physical partition, logical partitions; in key
+// order, disjoint) in (partition key, id) order, from `start` (inclusive) when given, a batch at
+// a time.
+std::unique_ptr<query::DocumentSource> ScanSource(storage::Transaction& txn, int64_t container_seq,
+                                                  const std::vector<storage::DocumentScope>& scopes,
+                                                  std::optional<storage::DocumentPosition> start,
+                                                  const ReadProperties& properties);
+
+// The documents an index lookup names within the scopes, in storage order (the order
+// continuation tokens assume), from `start` (inclusive). The WHERE clause still runs on each:
+// the lookup may name more documents than match. Adds the entries it reads to `entries_read`.
+std::unique_ptr<query::DocumentSource> IndexLookupSource(storage::Transaction& txn, int64_t container_seq,
+                                                         const std::vector<storage::DocumentScope>& scopes,
+                                                         const IndexLookup& lookup,
+                                                         std::optional<storage::DocumentPosition> start,
+                                                         const ReadProperties& properties, uint64_t& entries_read);
+
+// The documents of the scopes in the order of a query's ORDER BY, read from the index at its
+// path (one item) or from its composite index (several), backwards when `descending`, within
+// the scan's ranges. Adds the entries it reads to `entries_read`.
+std::unique_ptr<query::DocumentSource> IndexOrderSource(storage::Transaction& txn, int64_t container_seq,
+                                                        const std::vector<storage::DocumentScope>& scopes,
+                                                        const IndexLookup& scan, bool descending,
+                                                        const ReadProperties& properties, uint64_t& entries_read);
+
+// Metadata resources (databases, containers, offers) held in memory, as (seq, body) in seq
+// order, from `start_seq`.
+std::unique_ptr<query::DocumentSource> ResourceListSource(const std::vector<std::pair<int64_t, std::string>>& bodies,
+                                                          int64_t start_seq);
+
+}  // namespace cosmos::engine

@@ -1,0 +1,257 @@
+#include "engine/queries/queries.h"
+
+#include <chrono>
+#include <cstdio>
+
+#include "engine/planning/access_path.h"
+#include "engine/planning/cross_partition.h"
+#include "engine/planning/partition_targets.h"
+#include "engine/queries/document_sources.h"
+#include "engine/shared/feeds.h"
+#include "engine/shared/messages.h"
+#include "engine/shared/resource_id.h"
+#include "query/execution/executor.h"
+#include "query/plan/query_plan.h"
+
+namespace cosmos::engine {
+namespace {
+
+constexpr char kCrossPartitionDisabledMessage[] =
+    "Cross partition query is required but disabled. Please set x-ms-documentdb-query-enablecrosspartition to "
+    "true, specify x-ms-documentdb-partitionkey, or revise your query to avoid this exception.";
+constexpr char kNeedsClientPlanMessage[] =
+    "The provided cross partition query can not be directly served by the gateway. This is a first chance "
+    "(internal) exception that all newer clients will know how to handle gracefully. This exception is traced, "
+    "but unless you see it bubble up as an exception (which only happens on older SDK clients), then you can "
+    "safely ignore this message.";
+
+// The service's x-ms-documentdb-query-metrics format: key=value pairs separated by ';'.
+std::string FormatQueryMetrics(const query::QueryPage& page, double elapsed_ms) {
+  char buffer[640];
+  std::snprintf(buffer, sizeof(buffer),
+                "totalExecutionTimeInMs=%.2f;queryCompileTimeInMs=0.00;queryLogicalPlanBuildTimeInMs=0.00;"
+                "queryPhysicalPlanBuildTimeInMs=0.00;queryOptimizationTimeInMs=0.00;VMExecutionTimeInMs=%.2f;"
+                "indexLookupTimeInMs=0.00;documentLoadTimeInMs=0.00;systemFunctionExecuteTimeInMs=0.00;"
+                "userFunctionExecuteTimeInMs=0.00;retrievedDocumentCount=%llu;retrievedDocumentSize=%llu;"
+                "outputDocumentCount=%llu;outputDocumentSize=%llu;writeOutputTimeInMs=0.00;indexUtilizationRatio=%.2f",
+                elapsed_ms, elapsed_ms, static_cast<unsigned long long>(page.stats.documents_loaded),
+                static_cast<unsigned long long>(page.stats.document_bytes),
+                static_cast<unsigned long long>(page.stats.output_rows),
+                static_cast<unsigned long long>(page.stats.output_bytes),
+                page.stats.documents_loaded == 0
+                    ? 0.0
+                    : static_cast<double>(page.stats.output_rows) / static_cast<double>(page.stats.documents_loaded));
+  return buffer;
+}
+
+struct ParsedQueryBody {
+  std::string text;
+  Json parameters;
+};
+
+Result<ParsedQueryBody> ParseQueryBody(std::string_view text) {
+  Json body = Json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (body.is_discarded() || !body.is_object() || !body.contains("query") || !body["query"].is_string()) {
+    return Status::BadRequest("The query body must be a JSON object with a string 'query'.");
+  }
+  ParsedQueryBody parsed;
+  parsed.text = body["query"].get<std::string>();
+  if (body.contains("parameters")) parsed.parameters = std::move(body["parameters"]);
+  return parsed;
+}
+
+query::PageRequest PageRequestOf(const QueryRequest& request) {
+  query::PageRequest page_request;
+  page_request.max_items = static_cast<uint64_t>(PageSize(request.max_item_count));
+  page_request.max_bytes = kMaxPageBytes;
+  page_request.continuation = request.continuation;
+  return page_request;
+}
+
+void FillQueryResponse(QueryResponse& response, const query::QueryPage& page, const QueryRequest& request,
+                       ConsistencyLevel consistency, std::chrono::steady_clock::time_point started,
+                       uint64_t index_entries_read = 0) {
+  response.count = static_cast<int64_t>(page.rows.size());
+  response.continuation = page.continuation;
+  QueryWork work;
+  work.documents_loaded = page.stats.documents_loaded;
+  work.document_bytes = page.stats.document_bytes;
+  work.output_bytes = page.stats.output_bytes;
+  work.expressions = page.stats.expressions;
+  work.function_work = page.function_work;
+  work.index_entries = index_entries_read;
+  response.request_charge = QueryCharge(work, consistency);
+  if (request.populate_query_metrics) {
+    double elapsed_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
+    response.query_metrics = FormatQueryMetrics(page, elapsed_ms);
+  }
+}
+
+// A request's share of a query in the query log, as far as a plan request and a page share it.
+QueryLogEntry LogEntryOf(const QueryRequest& request, const ResolvedContainer& container, const std::string& text,
+                         const std::vector<int64_t>& range_ids, bool by_partition_key) {
+  QueryLogEntry entry;
+  entry.correlation_id = request.correlation_id;
+  entry.container = container.OwnerPath();
+  entry.text = text;
+  entry.range_ids = range_ids;
+  entry.by_partition_key = by_partition_key;
+  return entry;
+}
+
+}  // namespace
+
+Queries::Queries(AccountContext& context, Admission& admission) : context_(context), admission_(admission) {}
+
+Result<QueryResponse> Queries::QueryResources(const QueryRequest& request,
+                                              std::vector<std::pair<int64_t, std::string>> bodies,
+                                              const char* feed_key, const std::string& owner_rid) {
+  auto started = std::chrono::steady_clock::now();
+  COSMOS_ASSIGN_OR_RETURN(auto body, ParseQueryBody(request.body));
+  COSMOS_ASSIGN_OR_RETURN(auto prepared, prepared_queries_.Prepare(body.text));
+  query::OpenSource open_source = [&](const Json* start) -> Result<std::unique_ptr<query::DocumentSource>> {
+    if (start != nullptr && !start->is_number_integer()) {
+      return Status::BadRequest("Invalid continuation token: the query cannot resume from it.");
+    }
+    return ResourceListSource(bodies, start ? start->get<int64_t>() : 0);
+  };
+  COSMOS_ASSIGN_OR_RETURN(auto page, query::ExecutePage(*prepared, body.parameters, open_source, PageRequestOf(request)));
+  QueryResponse response;
+  response.body = FeedBody(owner_rid, feed_key, page.rows);
+  response.owner_rid = owner_rid;
+  FillQueryResponse(response, page, request, ConsistencyLevel::kSession, started);
+  return response;
+}
+
+Result<QueryResponse> Queries::QueryDatabases(const QueryRequest& request) {
+  std::vector<std::pair<int64_t, std::string>> bodies;
+  {
+    COSMOS_ASSIGN_OR_RETURN(auto txn, context_.store().BeginRead());
+    COSMOS_ASSIGN_OR_RETURN(auto records, txn.ListDatabases());
+    for (auto& record : records) bodies.emplace_back(record.seq, std::move(record.body));
+  }
+  return QueryResources(request, std::move(bodies), "Databases", "");
+}
+
+Result<QueryResponse> Queries::QueryContainers(const ResourceName& database, const QueryRequest& request) {
+  std::vector<std::pair<int64_t, std::string>> bodies;
+  std::string owner_rid;
+  {
+    COSMOS_ASSIGN_OR_RETURN(auto txn, context_.store().BeginRead());
+    COSMOS_ASSIGN_OR_RETURN(auto owner, FindDatabase(txn, database, /*as_owner=*/true));
+    COSMOS_ASSIGN_OR_RETURN(auto records, txn.ListContainers(owner.seq));
+    for (auto& record : records) bodies.emplace_back(record.seq, std::move(record.body));
+    owner_rid = ResourceId::ForDatabase(owner.seq);
+  }
+  return QueryResources(request, std::move(bodies), "DocumentCollections", owner_rid);
+}
+
+Result<QueryResponse> Queries::QueryOffers(const QueryRequest& request) {
+  if (context_.options().serverless) return Status::BadRequest(kServerlessOffersMessage);
+  std::vector<std::pair<int64_t, std::string>> bodies;
+  {
+    COSMOS_ASSIGN_OR_RETURN(auto txn, context_.store().BeginRead());
+    COSMOS_ASSIGN_OR_RETURN(auto records, txn.ListOffers());
+    for (auto& record : records) bodies.emplace_back(record.seq, std::move(record.body));
+  }
+  return QueryResources(request, std::move(bodies), "Offers", "");
+}
+
+Result<QueryPlanResponse> Queries::QueryPlan(const QueryRequest& request,
+                                             const std::optional<std::string>& supported_features) {
+  COSMOS_ASSIGN_OR_RETURN(auto body, ParseQueryBody(request.body));
+  COSMOS_ASSIGN_OR_RETURN(auto prepared, prepared_queries_.Prepare(body.text));
+  COSMOS_ASSIGN_OR_RETURN(auto txn, context_.store().BeginRead());
+  COSMOS_ASSIGN_OR_RETURN(auto container, context_.FindContainer(txn, request.container, /*as_owner=*/true));
+  COSMOS_ASSIGN_OR_RETURN(auto plan, ContainerQueryPlan(*container, *prepared, body.parameters, supported_features));
+  QueryPlanResponse response;
+  response.range_ids = RangesReached(container->routing, plan["queryRanges"]);
+  response.by_partition_key = plan["queryRanges"] != query::EffectiveQueryRanges({});
+  response.body = plan.dump();
+  QueryLogEntry entry = LogEntryOf(request, *container, body.text, response.range_ids, response.by_partition_key);
+  entry.plan_request = true;
+  query_log_.Record(entry);
+  return response;
+}
+
+Result<QueryResponse> Queries::QueryItems(const QueryRequest& request) {
+  auto started = std::chrono::steady_clock::now();
+  COSMOS_ASSIGN_OR_RETURN(auto body, ParseQueryBody(request.body));
+  COSMOS_ASSIGN_OR_RETURN(auto prepared, prepared_queries_.Prepare(body.text));
+  COSMOS_ASSIGN_OR_RETURN(auto consistency, ReadConsistency(context_.options().default_consistency, request.consistency_level));
+
+  COSMOS_ASSIGN_OR_RETURN(auto txn, context_.store().BeginRead());
+  COSMOS_ASSIGN_OR_RETURN(auto container, context_.FindContainer(txn, request.container, /*as_owner=*/true));
+  COSMOS_RETURN_IF_ERROR(container->indexing.CheckOrderBy(OrderByPaths(prepared->root())));
+  COSMOS_ASSIGN_OR_RETURN(auto scope, ResolveScope(container->partition_key, container->routing,
+                                                   {request.partition_key_header, request.partition_key_range_id,
+                                                    request.start_epk, request.end_epk}));
+  // A query with neither a partition key nor a range on a container of several physical
+  // partitions is cross-partition: the gateway serves it only when the pages of each partition
+  // can simply follow one another; anything else goes back to the SDK with the query plan.
+  if (!scope.by_partition_key && !scope.by_range_id && container->routing.online_count() > 1) {
+    if (!request.enable_cross_partition) return Status::BadRequest(kCrossPartitionDisabledMessage);
+    COSMOS_ASSIGN_OR_RETURN(auto plan, ContainerQueryPlan(*container, *prepared, body.parameters, std::nullopt));
+    if (NeedsClientPipeline(plan["queryInfo"]) && !HasWholeContainerSubquery(*prepared)) {
+      return Status::QueryNeedsClientPlan(kNeedsClientPlanMessage, plan.dump());
+    }
+  }
+
+  std::vector<storage::DocumentScope> scopes = {scope.documents};
+  if (!scope.by_partition_key) {
+    std::vector<int64_t> pinned_ranges;
+    if (auto pinned = PinnedPartitions(*container, *prepared, body.parameters, scope.documents, pinned_ranges)) {
+      scopes = std::move(*pinned);
+      scope.range_ids = std::move(pinned_ranges);
+      scope.by_partition_key = true;
+    }
+  }
+  COSMOS_RETURN_IF_ERROR(admission_.Admit(*container, scope.range_ids));
+  // How to read: an index lookup, the index in ORDER BY order, or a scan (planning/access_path.h).
+  StoredIndexStatistics statistics(txn, container->container.seq);
+  COSMOS_ASSIGN_OR_RETURN(AccessPath access, ChooseAccessPath(container->indexing, !container->index_build, *prepared,
+                                                              body.parameters, scopes, statistics));
+  uint64_t index_entries_read = 0;
+  query::OpenSource open_source = [&](const Json* start) -> Result<std::unique_ptr<query::DocumentSource>> {
+    std::optional<storage::DocumentPosition> start_position;
+    if (start != nullptr) {
+      if (!start->is_array() || start->size() != 2 || !(*start)[0].is_string() || !(*start)[1].is_string()) {
+        return Status::BadRequest("Invalid continuation token: the query cannot resume from it.");
+      }
+      start_position = storage::DocumentPosition{(*start)[0].get<std::string>(), (*start)[1].get<std::string>()};
+    }
+    const int64_t container_seq = container->container.seq;
+    const ReadProperties& properties = prepared->document_properties();
+    if (access.ordered_scan && start == nullptr) {
+      return IndexOrderSource(txn, container_seq, scopes, *access.ordered_scan, access.descending, properties,
+                              index_entries_read);
+    }
+    if (access.lookup) {
+      return IndexLookupSource(txn, container_seq, scopes, *access.lookup, std::move(start_position), properties,
+                               index_entries_read);
+    }
+    return ScanSource(txn, container_seq, scopes, std::move(start_position), properties);
+  };
+  COSMOS_ASSIGN_OR_RETURN(auto page,
+                          query::ExecutePage(*prepared, body.parameters, open_source, PageRequestOf(request)));
+  QueryResponse response;
+  response.body = FeedBody(container->container_rid, "Documents", page.rows);
+  COSMOS_ASSIGN_OR_RETURN(response.lsn, VisibleLsn(txn, *container));
+  response.owner_path = container->OwnerPath();
+  response.owner_rid = container->container_rid;
+  response.fan_out.range_ids = scope.range_ids;
+  response.fan_out.by_partition_key = scope.by_partition_key;
+  response.fan_out.documents_scanned = static_cast<int64_t>(page.stats.documents_loaded);
+  response.fan_out.documents_returned = static_cast<int64_t>(page.rows.size());
+  if (scope.by_range_id && !scope.range_ids.empty()) response.served_range_id = scope.range_ids.front();
+  FillQueryResponse(response, page, request, consistency, started, index_entries_read);
+  admission_.Charge(*container, scope.range_ids, response.request_charge);
+  QueryLogEntry entry = LogEntryOf(request, *container, body.text, scope.range_ids, scope.by_partition_key);
+  entry.request_charge = response.request_charge;
+  entry.documents_scanned = response.fan_out.documents_scanned;
+  entry.documents_returned = response.fan_out.documents_returned;
+  query_log_.Record(entry);
+  return response;
+}
+
+}  // namespace cosmos::engine

@@ -1,0 +1,60 @@
+// Queries: Cosmos SQL over a container's documents (POST .../docs with x-ms-documentdb-isquery),
+// one page per call, and the query plans the SDKs ask for first; and the SDKs' queries over the
+// database, container and offer feeds. A page parses the query through the prepared-query cache,
+// resolves its scope (partition key, range, or the filter's pinned partitions:
+// planning/partition_targets.h), picks how to read (planning/access_path.h), streams documents
+// into query::ExecutePage, and prices and measures what it read. A cross-partition query on
+// several ranges that needs the SDK's pipeline answers 400/1004 with the plan
+// (planning/cross_partition.h). Every page and plan request is summed into the query log.
+// Thread-safety: safe to call from many threads; each call is one read transaction.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "common/result.h"
+#include "engine/admission/admission.h"
+#include "engine/api.h"
+#include "engine/queries/query_log.h"
+#include "engine/shared/account_context.h"
+#include "query/query_cache.h"
+
+namespace cosmos::engine {
+
+class Queries {
+ public:
+  Queries(AccountContext& context, Admission& admission);
+
+  // Runs one page of a query. kBadRequest for invalid SQL (the service's error payload as the
+  // message), for a malformed continuation, and for a cross-partition query without
+  // enable_cross_partition.
+  Result<QueryResponse> QueryItems(const QueryRequest& request);
+  // The SDK's query plan (x-ms-cosmos-is-query-plan-request) as JSON text; `supported_features`
+  // is the raw x-ms-cosmos-supported-query-features header (nullopt: everything).
+  Result<QueryPlanResponse> QueryPlan(const QueryRequest& request, const std::optional<std::string>& supported_features);
+
+  // Queries over the database feed, a database's container feed and the offer feed, as the SDKs
+  // send them (SELECT * FROM root r WHERE r.id = @id). request.container is not used.
+  Result<QueryResponse> QueryDatabases(const QueryRequest& request);
+  Result<QueryResponse> QueryContainers(const ResourceName& database, const QueryRequest& request);
+  // kBadRequest on a serverless account, which has no offers.
+  Result<QueryResponse> QueryOffers(const QueryRequest& request);
+
+  // Recent item queries with their cost summed over all their requests.
+  const QueryLog& query_log() const { return query_log_; }
+
+ private:
+  // Runs a query page over resource bodies listed in sequence order (databases, containers, offers).
+  Result<QueryResponse> QueryResources(const QueryRequest& request, std::vector<std::pair<int64_t, std::string>> bodies,
+                                       const char* feed_key, const std::string& owner_rid);
+
+  AccountContext& context_;
+  Admission& admission_;
+  query::PreparedQueryCache prepared_queries_;
+  QueryLog query_log_;
+};
+
+}  // namespace cosmos::engine

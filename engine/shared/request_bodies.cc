@@ -1,0 +1,112 @@
+#include "engine/shared/request_bodies.h"
+
+#include <algorithm>
+#include <string>
+
+#include "common/json_parse.h"
+#include "engine/api.h"
+
+namespace cosmos::engine {
+namespace {
+
+// The service's nesting limit; it also keeps recursive JSON serialization off a deep stack.
+constexpr int kMaxNestingDepth = 128;
+
+struct TextShape {
+  int depth = 0;         // deepest nesting of objects and arrays
+  bool compact = true;   // no whitespace outside strings
+};
+
+// One pass over JSON text, ignoring what is inside strings.
+TextShape ShapeOf(std::string_view text) {
+  TextShape shape;
+  int depth = 0;
+  bool in_string = false;
+  for (size_t pos = 0; pos < text.size(); ++pos) {
+    char c = text[pos];
+    if (in_string) {
+      if (c == '\\') {
+        ++pos;
+      } else if (c == '"') {
+        in_string = false;
+      }
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '{' || c == '[') {
+      shape.depth = std::max(shape.depth, ++depth);
+    } else if (c == '}' || c == ']') {
+      --depth;
+    } else if (c == ' ' || c == '\n' || c == '\r' || c == '\t') {
+      shape.compact = false;
+    }
+  }
+  return shape;
+}
+
+size_t CodePoints(const std::string& utf8) {
+  size_t count = 0;
+  for (unsigned char c : utf8) count += (c & 0xC0) != 0x80;
+  return count;
+}
+
+bool HasForbiddenIdCharacter(const std::string& id) {
+  return id.find_first_of("/\\?#") != std::string::npos;
+}
+
+}  // namespace
+
+Result<Json> ParseObject(std::string_view body, const char* what, bool* compact) {
+  TextShape shape = ShapeOf(body);
+  if (compact) *compact = shape.compact;
+  if (shape.depth > kMaxNestingDepth) {
+    return Status::BadRequest(std::string("The ") + what + " nests deeper than 128 levels.");
+  }
+  Json parsed = ParseJson(body);
+  if (parsed.is_discarded()) {
+    return Status::BadRequest(std::string("The ") + what + " is not valid JSON.");
+  }
+  if (!parsed.is_object()) {
+    return Status::BadRequest(std::string("The ") + what + " must be a JSON object.");
+  }
+  return parsed;
+}
+
+// Database and container ids.
+Status ValidateResourceId(const Json& object) {
+  auto id = object.find("id");
+  if (id == object.end()) {
+    return Status::BadRequest("The input content is invalid because the required properties - 'id; ' - are missing");
+  }
+  if (!id->is_string() || id->get<std::string>().empty()) {
+    return Status::BadRequest("The id must be a non-empty string.");
+  }
+  const std::string& text = id->get_ref<const std::string&>();
+  if (CodePoints(text) > kMaxResourceNameChars) {
+    return Status::BadRequest("The id '" + text.substr(0, 40) + "...' is longer than 255 characters.");
+  }
+  if (HasForbiddenIdCharacter(text) || text.back() == ' ') {
+    return Status::BadRequest("The id '" + text +
+                              "' is invalid: it cannot contain '/', '\\', '?' or '#' or end with a space.");
+  }
+  return Status();
+}
+
+Status ValidateItemId(const Json& document) {
+  auto id = document.find("id");
+  if (id == document.end()) {
+    return Status::BadRequest("The input content is invalid because the required properties - 'id; ' - are missing");
+  }
+  if (!id->is_string()) return Status::BadRequest("The id of a document must be a string.");
+  const std::string& text = id->get_ref<const std::string&>();
+  if (text.empty()) return Status::BadRequest("The id of a document cannot be empty.");
+  if (text.size() > kMaxItemIdBytes) {
+    return Status::BadRequest("The id of a document is longer than 1023 bytes.");
+  }
+  if (HasForbiddenIdCharacter(text)) {
+    return Status::BadRequest("The id '" + text +
+                              "' is invalid: it cannot contain '/', '\\', '?' or '#'.");
+  }
+  return Status();
+}
+
+}  // namespace cosmos::engine
