@@ -1,6 +1,6 @@
 // RequestHandler: turns one Cosmos REST request into one response. It parses the path, checks
-// the master-key signature, reads the Cosmos headers, calls the engine and writes the Cosmos
-// response headers. It never sees a socket.
+// the master-key signature, hands the request to its route (routes.h), which calls the engine,
+// and adds the headers every answer carries. It never sees a socket.
 // Thread-safety: Handle may run on many threads at once.
 #pragma once
 
@@ -77,16 +77,8 @@ class RequestHandler {
   // The rest of Handle but the common headers, given the request's context (its parsed item is
   // consumed).
   HttpResponse Finish(const HttpRequest& request, RequestContext& context) const;
-  Result<HttpResponse> Dispatch(const HttpRequest& request, RequestContext& context) const;
-  HttpResponse DatabaseAccount(const HttpRequest& request) const;
-  Result<HttpResponse> PartitionKeyRanges(const HttpRequest& request, const ResourcePath& path) const;
-  // GET .../docs with A-IM: Incremental feed.
-  Result<HttpResponse> ChangeFeed(const HttpRequest& request, const ResourcePath& path) const;
-  HttpResponse FromRanges(engine::PartitionKeyRangesResponse ranges) const;
   // /_cosmolite/...: administration (splits), unsigned like /alive.
   Result<HttpResponse> Admin(const HttpRequest& request, std::string_view path_text) const;
-  // POST .../docs with a query: one page of results, or the SDK's query plan.
-  Result<HttpResponse> QueryItems(const HttpRequest& request, const ResourcePath& path) const;
 
   engine::Account& account_;
   MasterKeyAuth auth_;

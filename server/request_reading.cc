@@ -1,0 +1,118 @@
+#include "server/request_reading.h"
+
+#include <charconv>
+
+#include "common/json.h"
+#include "server/headers.h"
+
+namespace cosmos::server {
+namespace {
+
+// Media type without parameters, lowercased: "application/json; charset=utf-8" -> "application/json".
+std::string MediaType(const HttpRequest& request) {
+  std::string value = request.headers.Get(headers::kContentType).value_or("");
+  value = value.substr(0, value.find(';'));
+  while (!value.empty() && value.back() == ' ') value.pop_back();
+  return ToLowerAscii(value);
+}
+
+}  // namespace
+
+engine::ResourceName NameAt(const ResourcePath& path, size_t index) {
+  return engine::ResourceName{path.ids[index], path.is_rid_based};
+}
+
+engine::ContainerAddress ContainerOf(const ResourcePath& path) {
+  return engine::ContainerAddress{NameAt(path, 0), NameAt(path, 1)};
+}
+
+Status RequireJsonBody(const HttpRequest& request) {
+  std::string media = MediaType(request);
+  if (!media.empty() && media != "application/json") {
+    return Status::UnsupportedMediaType("The content type '" + media +
+                                        "' is not supported here; send application/json.");
+  }
+  return Status();
+}
+
+bool IsQuery(const HttpRequest& request) {
+  return request.headers.IsTrue(headers::kIsQuery) || request.headers.IsTrue(headers::kIsQueryPlanRequest) ||
+         MediaType(request) == "application/query+json";
+}
+
+Status RejectUnsupportedPost(const HttpRequest& request) {
+  if (request.headers.IsTrue(headers::kIsBatchRequest)) {
+    return Status::BadRequest("Batch requests are not supported by this cosmolite build yet.");
+  }
+  return RequireJsonBody(request);
+}
+
+Result<engine::FeedOptions> FeedOptionsOf(const HttpRequest& request) {
+  engine::FeedOptions options;
+  std::optional<std::string> text = request.headers.Get(headers::kMaxItemCount);
+  if (text && !text->empty()) {
+    auto [end, error] = std::from_chars(text->data(), text->data() + text->size(), options.max_item_count);
+    if (error != std::errc() || end != text->data() + text->size() || options.max_item_count < -1 ||
+        options.max_item_count == 0) {
+      return Status::BadRequest("Invalid value '" + *text +
+                                "' for x-ms-max-item-count: use -1 or a positive integer.");
+    }
+  }
+  options.continuation = request.headers.Get(headers::kContinuation);
+  options.consistency_level = request.headers.Get(headers::kConsistencyLevel);
+  return options;
+}
+
+Result<engine::QueryRequest> QueryRequestOf(const HttpRequest& request, engine::ContainerAddress container) {
+  std::string media = MediaType(request);
+  if (!media.empty() && media != "application/query+json" && media != "application/json") {
+    return Status::UnsupportedMediaType("The content type '" + media +
+                                        "' is not supported for queries; send application/query+json.");
+  }
+  COSMOS_ASSIGN_OR_RETURN(auto options, FeedOptionsOf(request));
+  engine::QueryRequest query;
+  query.container = std::move(container);
+  query.body = request.body;
+  query.partition_key_header = request.headers.Get(headers::kPartitionKey);
+  query.enable_cross_partition = request.headers.IsTrue(headers::kEnableCrossPartition);
+  query.partition_key_range_id = request.headers.Get(headers::kPartitionKeyRangeId);
+  query.start_epk = request.headers.Get(headers::kStartEpk);
+  query.end_epk = request.headers.Get(headers::kEndEpk);
+  query.correlation_id = request.headers.Get(headers::kCorrelatedActivityId).value_or("");
+  query.max_item_count = options.max_item_count;
+  query.continuation = options.continuation;
+  query.populate_query_metrics = request.headers.IsTrue(headers::kPopulateQueryMetrics);
+  query.consistency_level = options.consistency_level;
+  return query;
+}
+
+engine::Preconditions PreconditionsOf(const HttpRequest& request) {
+  return {request.headers.Get(headers::kIfMatch), request.headers.Get(headers::kIfNoneMatch)};
+}
+
+bool WantsMinimalResponse(const HttpRequest& request) {
+  std::string prefer = ToLowerAscii(request.headers.Get(headers::kPrefer).value_or(""));
+  return prefer.find("return=minimal") != std::string::npos;
+}
+
+Result<engine::ContainerThroughput> ContainerThroughputOf(const HttpRequest& request) {
+  engine::ContainerThroughput throughput;
+  if (auto manual = request.headers.Get(headers::kOfferThroughput); manual && !manual->empty()) {
+    auto [end, error] = std::from_chars(manual->data(), manual->data() + manual->size(), throughput.manual);
+    if (error != std::errc() || end != manual->data() + manual->size() || throughput.manual <= 0) {
+      return Status::BadRequest("Invalid value '" + *manual + "' for x-ms-offer-throughput.");
+    }
+  }
+  if (auto autoscale = request.headers.Get(headers::kOfferAutopilotSettings); autoscale && !autoscale->empty()) {
+    Json settings = Json::parse(*autoscale, nullptr, /*allow_exceptions=*/false);
+    if (settings.is_discarded() || !settings.is_object() || !settings.contains("maxThroughput") ||
+        !settings["maxThroughput"].is_number_integer() || settings["maxThroughput"].get<int64_t>() <= 0) {
+      return Status::BadRequest("Invalid value for x-ms-cosmos-offer-autopilot-settings: expected "
+                                "{\"maxThroughput\": <RU/s>}.");
+    }
+    throughput.autoscale_max = settings["maxThroughput"].get<int64_t>();
+  }
+  return throughput;
+}
+
+}  // namespace cosmos::server

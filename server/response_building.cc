@@ -1,0 +1,111 @@
+#include "server/response_building.h"
+
+#include <cstdio>
+
+#include "engine/admission/request_charge.h"
+#include "server/headers.h"
+
+namespace cosmos::server {
+namespace {
+
+// Headers every item and container response carries.
+void AddResourceHeaders(HttpResponse& response, const std::string& etag, const std::string& owner_path,
+                        const std::string& owner_rid) {
+  if (!etag.empty()) response.AddHeader(headers::kEtag, etag);
+  if (!owner_rid.empty()) response.AddHeader(headers::kContentPath, owner_rid);
+  if (!owner_path.empty()) response.AddHeader(headers::kAltContentPath, owner_path);
+}
+
+// Session consistency bookkeeping: the SDKs echo the token on later reads.
+void AddLsnHeaders(HttpResponse& response, int64_t lsn) {
+  std::string text = std::to_string(lsn);
+  response.AddHeader(headers::kSessionToken, "0:-1#" + text);
+  response.AddHeader(headers::kLsn, text);
+  response.AddHeader(headers::kGlobalCommittedLsn, text);
+}
+
+std::string JoinIds(const std::vector<int64_t>& ids) {
+  std::string text;
+  for (int64_t id : ids) {
+    if (!text.empty()) text += ',';
+    text += std::to_string(id);
+  }
+  return text;
+}
+
+}  // namespace
+
+std::string FormatCharge(double charge) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.2f", charge);
+  return text;
+}
+
+HttpResponse FromResource(engine::ResourceResponse resource, int status, bool with_lsn) {
+  HttpResponse response;
+  response.status = status;
+  response.body = std::move(resource.body);
+  response.AddHeader(headers::kRequestCharge, FormatCharge(resource.request_charge));
+  AddResourceHeaders(response, resource.etag, resource.owner_path, resource.owner_rid);
+  if (with_lsn) AddLsnHeaders(response, resource.lsn);
+  return response;
+}
+
+HttpResponse FromFeed(engine::FeedResponse feed, bool with_lsn) {
+  HttpResponse response;
+  response.body = std::move(feed.body);
+  response.AddHeader(headers::kRequestCharge, FormatCharge(feed.request_charge));
+  response.AddHeader(headers::kItemCount, std::to_string(feed.count));
+  if (feed.continuation) response.AddHeader(headers::kContinuation, *feed.continuation);
+  AddResourceHeaders(response, "", feed.owner_path, feed.owner_rid);
+  if (with_lsn) AddLsnHeaders(response, feed.lsn);
+  return response;
+}
+
+HttpResponse FromQuery(engine::QueryResponse page, bool with_lsn) {
+  std::string metrics = std::move(page.query_metrics);
+  engine::QueryFanOut fan_out = std::move(page.fan_out);
+  std::optional<int64_t> served_range = page.served_range_id;
+  HttpResponse response = FromFeed(std::move(page), with_lsn);
+  if (!metrics.empty()) response.AddHeader(headers::kQueryMetrics, metrics);
+  if (served_range) response.AddHeader(headers::kPartitionKeyRangeId, std::to_string(*served_range));
+  response.AddHeader(headers::kCosmolitePartitionCount, std::to_string(fan_out.range_ids.size()));
+  response.AddHeader(headers::kCosmolitePartitionIds, JoinIds(fan_out.range_ids));
+  response.AddHeader(headers::kCosmoliteDocumentsScanned, std::to_string(fan_out.documents_scanned));
+  response.AddHeader(headers::kCosmoliteDocumentsReturned, std::to_string(fan_out.documents_returned));
+  response.AddHeader(headers::kCosmoliteNarrowedByPartitionKey, fan_out.by_partition_key ? "true" : "false");
+  return response;
+}
+
+HttpResponse FromQueryPlan(engine::QueryPlanResponse plan) {
+  HttpResponse response;
+  response.body = std::move(plan.body);
+  response.AddHeader(headers::kRequestCharge, FormatCharge(0));
+  response.AddHeader(headers::kCosmolitePartitionCount, std::to_string(plan.range_ids.size()));
+  response.AddHeader(headers::kCosmolitePartitionIds, JoinIds(plan.range_ids));
+  return response;
+}
+
+HttpResponse FromRanges(engine::PartitionKeyRangesResponse ranges) {
+  HttpResponse response;
+  response.AddHeader(headers::kRequestCharge, FormatCharge(engine::MetadataReadCharge()));
+  response.AddHeader(headers::kEtag, ranges.etag);
+  if (ranges.not_modified) {
+    response.status = 304;
+    return response;
+  }
+  response.body = std::move(ranges.body);
+  response.AddHeader(headers::kItemCount, std::to_string(ranges.count));
+  AddResourceHeaders(response, "", ranges.owner_path, ranges.owner_rid);
+  return response;
+}
+
+HttpResponse PlainText(int status, std::string content_type, std::string body) {
+  HttpResponse response;
+  response.status = status;
+  response.AddHeader(headers::kResponseContentType, std::move(content_type));
+  response.body = std::move(body);
+  return response;
+}
+
+}  // namespace cosmos::server

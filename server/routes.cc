@@ -1,0 +1,393 @@
+#include "server/routes.h"
+
+#include <charconv>
+#include <string_view>
+
+#include "common/json.h"
+#include "server/auth.h"
+#include "server/headers.h"
+#include "server/request_reading.h"
+#include "server/response_building.h"
+
+namespace cosmos::server {
+namespace {
+
+Status WrongMethod(const HttpRequest& request) {
+  return Status::MethodNotAllowed("The verb " + request.method + " is not allowed on this resource.");
+}
+
+// An item write's document as PrepareWrite parsed it, or its parse failure, which the write
+// reports first, as it would have on parsing the body itself; null when nothing was parsed.
+Result<engine::ParsedItem*> PreparedItem(RequestContext& context) {
+  if (!context.item) return static_cast<engine::ParsedItem*>(nullptr);
+  if (!context.item->ok()) return context.item->status();
+  return &context.item->value();
+}
+
+// --- The account --------------------------------------------------------------------------
+
+Result<HttpResponse> ReadAccount(const RouteCall& call) {
+  std::string host = call.request.headers.Get(headers::kHost).value_or(call.options.fallback_host);
+  std::string endpoint = (call.request.secure ? "https://" : "http://") + host + "/";
+  Json location = {{"name", "South Central US"}, {"databaseAccountEndpoint", endpoint}};
+  Json query_engine = {{"maxSqlQueryInputLength", 262144},
+                       {"maxJoinsPerSqlQuery", 10},
+                       {"maxLogicalAndPerSqlQuery", 500},
+                       {"maxLogicalOrPerSqlQuery", 500},
+                       {"maxUdfRefPerSqlQuery", 10},
+                       {"maxInExpressionItemsCount", 16000},
+                       {"queryMaxInMemorySortDocumentCount", 500},
+                       {"maxQueryRequestTimeoutFraction", 0.9},
+                       {"sqlAllowNonFiniteNumbers", false},
+                       {"sqlAllowAggregateFunctions", true},
+                       {"sqlAllowSubQuery", true},
+                       {"sqlAllowScalarSubQuery", true},
+                       {"allowNewKeywords", true},
+                       {"sqlAllowLike", true},
+                       {"sqlAllowGroupByClause", true},
+                       {"maxSpatialQueryCells", 12},
+                       {"spatialMaxGeometryPointCount", 256},
+                       {"sqlDisableOptimizationFlags", 0},
+                       {"enableSpatialIndexing", true}};
+  Json account = {
+      {"_self", ""},
+      {"id", "localhost"},
+      {"_rid", "localhost"},
+      {"media", "//media/"},
+      {"addresses", "//addresses/"},
+      {"_dbs", "//dbs/"},
+      {"writableLocations", Json::array({location})},
+      {"readableLocations", Json::array({location})},
+      {"enableMultipleWriteLocations", false},
+      {"continuousBackupEnabled", false},
+      {"enableNRegionSynchronousCommit", false},
+      {"enablePerPartitionFailoverBehavior", false},
+      {"userReplicationPolicy", {{"asyncReplication", false}, {"minReplicaSetSize", 1}, {"maxReplicasetSize", 4}}},
+      {"userConsistencyPolicy",
+       {{"defaultConsistencyLevel", engine::ConsistencyLevelName(call.account.options().default_consistency)}}},
+      {"systemReplicationPolicy", {{"minReplicaSetSize", 1}, {"maxReplicasetSize", 4}}},
+      {"readPolicy", {{"primaryReadCoefficient", 1}, {"secondaryReadCoefficient", 1}}},
+      {"queryEngineConfiguration", query_engine.dump()}};
+  HttpResponse response;
+  response.body = account.dump();
+  response.AddHeader(headers::kRequestCharge, FormatCharge(0));
+  response.AddHeader("x-ms-max-media-storage-usage-mb", "10240");
+  response.AddHeader("x-ms-media-storage-usage-mb", "0");
+  return response;
+}
+
+// --- The feeds at the top of the account: databases and offers ------------------------------
+
+template <Result<engine::FeedResponse> (engine::Account::*kList)(const engine::FeedOptions&)>
+Result<HttpResponse> ListTopLevel(const RouteCall& call) {
+  COSMOS_ASSIGN_OR_RETURN(auto options, FeedOptionsOf(call.request));
+  COSMOS_ASSIGN_OR_RETURN(auto feed, (call.account.*kList)(options));
+  return FromFeed(std::move(feed), false);
+}
+
+template <Result<engine::QueryResponse> (engine::Account::*kQuery)(const engine::QueryRequest&)>
+Result<HttpResponse> QueryTopLevel(const RouteCall& call) {
+  COSMOS_ASSIGN_OR_RETURN(auto query, QueryRequestOf(call.request, {}));
+  COSMOS_ASSIGN_OR_RETURN(auto page, (call.account.*kQuery)(query));
+  return FromQuery(std::move(page), false);
+}
+
+// --- Databases ----------------------------------------------------------------------------
+
+Result<HttpResponse> CreateDatabase(const RouteCall& call) {
+  COSMOS_RETURN_IF_ERROR(RejectUnsupportedPost(call.request));
+  COSMOS_ASSIGN_OR_RETURN(auto throughput, ContainerThroughputOf(call.request));
+  COSMOS_ASSIGN_OR_RETURN(auto created, call.account.CreateDatabase(call.request.body, throughput));
+  return FromResource(std::move(created), 201, false);
+}
+
+Result<HttpResponse> ReadDatabase(const RouteCall& call) {
+  COSMOS_ASSIGN_OR_RETURN(auto database, call.account.ReadDatabase(NameAt(call.path, 0)));
+  return FromResource(std::move(database), 200, false);
+}
+
+Result<HttpResponse> DeleteDatabase(const RouteCall& call) {
+  COSMOS_ASSIGN_OR_RETURN(auto deleted,
+                          call.account.DeleteDatabase(NameAt(call.path, 0), PreconditionsOf(call.request)));
+  return FromResource(std::move(deleted), 204, false);
+}
+
+// --- Containers ---------------------------------------------------------------------------
+
+Result<HttpResponse> ListContainers(const RouteCall& call) {
+  COSMOS_ASSIGN_OR_RETURN(auto options, FeedOptionsOf(call.request));
+  COSMOS_ASSIGN_OR_RETURN(auto feed, call.account.ListContainers(NameAt(call.path, 0), options));
+  return FromFeed(std::move(feed), false);
+}
+
+Result<HttpResponse> QueryContainers(const RouteCall& call) {
+  COSMOS_ASSIGN_OR_RETURN(auto query, QueryRequestOf(call.request, {}));
+  COSMOS_ASSIGN_OR_RETURN(auto page, call.account.QueryContainers(NameAt(call.path, 0), query));
+  return FromQuery(std::move(page), false);
+}
+
+Result<HttpResponse> CreateContainer(const RouteCall& call) {
+  COSMOS_RETURN_IF_ERROR(RejectUnsupportedPost(call.request));
+  COSMOS_ASSIGN_OR_RETURN(auto throughput, ContainerThroughputOf(call.request));
+  COSMOS_ASSIGN_OR_RETURN(auto created,
+                          call.account.CreateContainer(NameAt(call.path, 0), call.request.body, throughput));
+  return FromResource(std::move(created), 201, false);
+}
+
+Result<HttpResponse> ReadContainer(const RouteCall& call) {
+  COSMOS_ASSIGN_OR_RETURN(auto container, call.account.ReadContainer(
+                                              ContainerOf(call.path),
+                                              call.request.headers.IsTrue(headers::kPopulateQuotaInfo)));
+  std::string quota = std::move(container.resource_quota);
+  std::string usage = std::move(container.resource_usage);
+  int64_t progress = container.index_transformation_progress;
+  HttpResponse response = FromResource(std::move(container), 200, true);
+  response.AddHeader(headers::kIndexTransformationProgress, std::to_string(progress));
+  if (!quota.empty()) {
+    response.AddHeader(headers::kResourceQuota, quota);
+    response.AddHeader(headers::kResourceUsage, usage);
+  }
+  return response;
+}
+
+Result<HttpResponse> ReplaceContainer(const RouteCall& call) {
+  COSMOS_RETURN_IF_ERROR(RequireJsonBody(call.request));
+  COSMOS_ASSIGN_OR_RETURN(auto replaced, call.account.ReplaceContainer(ContainerOf(call.path), call.request.body,
+                                                                      PreconditionsOf(call.request)));
+  return FromResource(std::move(replaced), 200, false);
+}
+
+Result<HttpResponse> DeleteContainer(const RouteCall& call) {
+  COSMOS_ASSIGN_OR_RETURN(auto deleted,
+                          call.account.DeleteContainer(ContainerOf(call.path), PreconditionsOf(call.request)));
+  return FromResource(std::move(deleted), 204, false);
+}
+
+// The .NET SDK reads with A-IM: Incremental feed and If-None-Match until it gets 304; the
+// others read everything without them.
+Result<HttpResponse> ReadPartitionKeyRanges(const RouteCall& call) {
+  std::optional<std::string> a_im = call.request.headers.Get(headers::kAIm);
+  bool incremental = a_im && ToLowerAscii(*a_im) == "incremental feed";
+  COSMOS_ASSIGN_OR_RETURN(auto ranges,
+                          call.account.ReadPartitionKeyRanges(
+                              ContainerOf(call.path), call.request.headers.Get(headers::kIfNoneMatch), incremental));
+  return FromRanges(std::move(ranges));
+}
+
+// --- Offers (throughput) ------------------------------------------------------------------
+
+HttpResponse FromOffer(engine::ResourceResponse offer) {
+  int64_t minimum = offer.offer_min_throughput;
+  HttpResponse response = FromResource(std::move(offer), 200, false);
+  // Splits for a larger throughput happen within the replace: nothing is left pending.
+  response.AddHeader(headers::kOfferReplacePending, "false");
+  response.AddHeader(headers::kMinThroughput, std::to_string(minimum));
+  return response;
+}
+
+Result<HttpResponse> ReadOffer(const RouteCall& call) {
+  COSMOS_ASSIGN_OR_RETURN(auto offer, call.account.ReadOffer(call.path.ids[0]));
+  return FromOffer(std::move(offer));
+}
+
+Result<HttpResponse> ReplaceOffer(const RouteCall& call) {
+  COSMOS_RETURN_IF_ERROR(RequireJsonBody(call.request));
+  COSMOS_ASSIGN_OR_RETURN(auto offer, call.account.ReplaceOffer(call.path.ids[0], call.request.body,
+                                                               PreconditionsOf(call.request)));
+  return FromOffer(std::move(offer));
+}
+
+// --- Documents ----------------------------------------------------------------------------
+
+// The latest-version change feed. Where it starts: If-None-Match "*" (now) or a previous page's
+// etag (continue), If-Modified-Since (a point in time), or neither (the beginning).
+Result<HttpResponse> ReadChangeFeed(const RouteCall& call) {
+  const HttpRequest& request = call.request;
+  std::string mode = ToLowerAscii(request.headers.Get(headers::kAIm).value_or(""));
+  if (mode != "incremental feed" && mode != "full-fidelity feed") {
+    return Status::BadRequest("A-IM must be 'Incremental feed' or 'Full-Fidelity Feed'.");
+  }
+  COSMOS_ASSIGN_OR_RETURN(auto options, FeedOptionsOf(request));
+  engine::ChangeFeedRequest feed;
+  feed.all_versions_and_deletes = mode == "full-fidelity feed";
+  feed.container = ContainerOf(call.path);
+  feed.partition_key_header = request.headers.Get(headers::kPartitionKey);
+  feed.partition_key_range_id = request.headers.Get(headers::kPartitionKeyRangeId);
+  feed.start_epk = request.headers.Get(headers::kStartEpk);
+  feed.end_epk = request.headers.Get(headers::kEndEpk);
+  feed.max_item_count = options.max_item_count;
+  std::optional<std::string> if_none_match = request.headers.Get(headers::kIfNoneMatch);
+  std::optional<std::string> if_modified_since = request.headers.Get(headers::kIfModifiedSince);
+  if (if_none_match && *if_none_match == "*") {
+    feed.start_from = engine::ChangeFeedRequest::StartFrom::kNow;
+  } else if (if_none_match && !if_none_match->empty()) {
+    std::string_view text = *if_none_match;
+    if (text.size() >= 2 && text.front() == '"' && text.back() == '"') text = text.substr(1, text.size() - 2);
+    auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), feed.continuation_lsn);
+    if (error != std::errc() || end != text.data() + text.size() || feed.continuation_lsn < 0) {
+      return Status::BadRequest("The change feed continuation '" + *if_none_match + "' is malformed.");
+    }
+    feed.start_from = engine::ChangeFeedRequest::StartFrom::kContinuation;
+  } else if (if_modified_since && !if_modified_since->empty()) {
+    std::optional<int64_t> since = ParseHttpDate(*if_modified_since);
+    if (!since) return Status::BadRequest("If-Modified-Since '" + *if_modified_since + "' is not an HTTP date.");
+    feed.start_from = engine::ChangeFeedRequest::StartFrom::kTime;
+    feed.since_seconds = *since;
+  }
+  COSMOS_ASSIGN_OR_RETURN(auto page, call.account.ReadChangeFeed(feed));
+  std::string etag = page.etag;
+  bool not_modified = page.not_modified;
+  std::optional<int64_t> served_range = page.served_range_id;
+  HttpResponse response = FromFeed(std::move(page), true);
+  response.AddHeader(headers::kEtag, etag);
+  if (served_range) response.AddHeader(headers::kPartitionKeyRangeId, std::to_string(*served_range));
+  if (not_modified) {
+    response.status = 304;
+    response.body.clear();
+  }
+  return response;
+}
+
+// GET .../docs: the change feed when the request names one (A-IM), else the documents.
+Result<HttpResponse> ReadItemFeed(const RouteCall& call) {
+  const HttpRequest& request = call.request;
+  if (request.headers.Get(headers::kAIm)) return ReadChangeFeed(call);
+  COSMOS_ASSIGN_OR_RETURN(auto options, FeedOptionsOf(request));
+  options.partition_key_header = request.headers.Get(headers::kPartitionKey);
+  options.partition_key_range_id = request.headers.Get(headers::kPartitionKeyRangeId);
+  COSMOS_ASSIGN_OR_RETURN(auto feed, call.account.ReadItemFeed(ContainerOf(call.path), options));
+  return FromFeed(std::move(feed), true);
+}
+
+// One page of results, or the SDK's query plan.
+Result<HttpResponse> QueryItems(const RouteCall& call) {
+  const HttpRequest& request = call.request;
+  COSMOS_ASSIGN_OR_RETURN(auto query, QueryRequestOf(request, ContainerOf(call.path)));
+  if (request.headers.IsTrue(headers::kIsQueryPlanRequest)) {
+    COSMOS_ASSIGN_OR_RETURN(auto plan,
+                            call.account.QueryPlan(query, request.headers.Get(headers::kSupportedQueryFeatures)));
+    return FromQueryPlan(std::move(plan));
+  }
+  COSMOS_ASSIGN_OR_RETURN(auto page, call.account.QueryItems(query));
+  return FromQuery(std::move(page), true);
+}
+
+// The write of the request's document, with the document as PrepareWrite parsed it.
+Result<engine::ItemWrite> ItemWriteOf(const RouteCall& call) {
+  COSMOS_ASSIGN_OR_RETURN(engine::ParsedItem* parsed_item, PreparedItem(call.context));
+  return engine::ItemWrite{ContainerOf(call.path), call.request.headers.Get(headers::kPartitionKey),
+                           call.request.body, PreconditionsOf(call.request), parsed_item};
+}
+
+// A create, or an upsert with x-ms-documentdb-is-upsert.
+Result<HttpResponse> CreateItem(const RouteCall& call) {
+  const HttpRequest& request = call.request;
+  COSMOS_RETURN_IF_ERROR(RejectUnsupportedPost(request));
+  COSMOS_ASSIGN_OR_RETURN(engine::ItemWrite write, ItemWriteOf(call));
+  bool upsert = request.headers.IsTrue(headers::kIsUpsert);
+  COSMOS_ASSIGN_OR_RETURN(auto written, upsert ? call.account.UpsertItem(write) : call.account.CreateItem(write));
+  int status = written.created ? 201 : 200;
+  if (WantsMinimalResponse(request)) written.body.clear();
+  return FromResource(std::move(written), status, true);
+}
+
+engine::ItemKey ItemKeyOf(const RouteCall& call) {
+  return {ContainerOf(call.path), call.request.headers.Get(headers::kPartitionKey), NameAt(call.path, 2),
+          call.request.headers.Get(headers::kConsistencyLevel)};
+}
+
+Result<HttpResponse> ReadItem(const RouteCall& call) {
+  COSMOS_ASSIGN_OR_RETURN(auto item, call.account.ReadItem(ItemKeyOf(call), PreconditionsOf(call.request)));
+  int status = item.not_modified ? 304 : 200;
+  return FromResource(std::move(item), status, true);
+}
+
+Result<HttpResponse> ReplaceItem(const RouteCall& call) {
+  const HttpRequest& request = call.request;
+  COSMOS_RETURN_IF_ERROR(RequireJsonBody(request));
+  COSMOS_ASSIGN_OR_RETURN(engine::ItemWrite write, ItemWriteOf(call));
+  COSMOS_ASSIGN_OR_RETURN(auto replaced, call.account.ReplaceItem(write, NameAt(call.path, 2)));
+  if (WantsMinimalResponse(request)) replaced.body.clear();
+  return FromResource(std::move(replaced), 200, true);
+}
+
+Result<HttpResponse> DeleteItem(const RouteCall& call) {
+  COSMOS_ASSIGN_OR_RETURN(auto deleted, call.account.DeleteItem(ItemKeyOf(call), PreconditionsOf(call.request)));
+  return FromResource(std::move(deleted), 204, true);
+}
+
+// A 405 that names the missing feature rather than the generic one.
+Result<HttpResponse> RefusePatch(const RouteCall&) {
+  return Status::MethodNotAllowed("Partial document update (PATCH) is not supported by this cosmolite build yet.");
+}
+
+// --- The table ----------------------------------------------------------------------------
+// A new operation is a handler above and a line here; kParsesItem marks the handlers that write
+// one document, whose body PrepareWrite parses off the write thread.
+
+using enum ResourceKind;
+using enum Addressed;
+using enum Verb;
+
+constexpr bool kParsesItem = true;
+
+constexpr Route kRoutes[] = {
+    {kAccount, kSingle, kGet, ReadAccount},
+
+    {kDatabase, kFeed, kGet, ListTopLevel<&engine::Account::ListDatabases>},
+    {kDatabase, kFeed, kQuery, QueryTopLevel<&engine::Account::QueryDatabases>},
+    {kDatabase, kFeed, kPost, CreateDatabase},
+    {kDatabase, kSingle, kGet, ReadDatabase},
+    {kDatabase, kSingle, kDelete, DeleteDatabase},
+
+    {kContainer, kFeed, kGet, ListContainers},
+    {kContainer, kFeed, kQuery, QueryContainers},
+    {kContainer, kFeed, kPost, CreateContainer},
+    {kContainer, kSingle, kGet, ReadContainer},
+    {kContainer, kSingle, kPut, ReplaceContainer},
+    {kContainer, kSingle, kDelete, DeleteContainer},
+
+    {kPartitionKeyRange, kFeed, kGet, ReadPartitionKeyRanges},
+
+    {kOffer, kFeed, kGet, ListTopLevel<&engine::Account::ListOffers>},
+    {kOffer, kFeed, kQuery, QueryTopLevel<&engine::Account::QueryOffers>},
+    {kOffer, kSingle, kGet, ReadOffer},
+    {kOffer, kSingle, kPut, ReplaceOffer},
+
+    {kDocument, kFeed, kGet, ReadItemFeed},  // and the change feed (A-IM)
+    {kDocument, kFeed, kQuery, QueryItems},
+    {kDocument, kFeed, kPost, CreateItem, kParsesItem},
+    {kDocument, kSingle, kGet, ReadItem},
+    {kDocument, kSingle, kPut, ReplaceItem, kParsesItem},
+    {kDocument, kSingle, kDelete, DeleteItem},
+    {kDocument, kSingle, kPatch, RefusePatch},
+};
+
+}  // namespace
+
+Verb VerbOf(const HttpRequest& request) {
+  const std::string& method = request.method;  // case-sensitive, as in HTTP: "get" is no GET
+  if (method == "GET") return kGet;
+  if (method == "HEAD") return kHead;
+  if (method == "POST") return IsQuery(request) ? kQuery : kPost;
+  if (method == "PUT") return kPut;
+  if (method == "DELETE") return kDelete;
+  if (method == "PATCH") return kPatch;
+  return kOther;
+}
+
+const Route* FindRoute(const ResourcePath& path, Verb verb) {
+  Addressed addressed = path.is_feed ? kFeed : kSingle;
+  for (const Route& route : kRoutes) {
+    if (route.kind == path.kind && route.addressed == addressed && route.verb == verb) return &route;
+  }
+  return nullptr;
+}
+
+Result<HttpResponse> Dispatch(const RouteCall& call) {
+  const Route* route = FindRoute(call.path, VerbOf(call.request));
+  if (!route) return WrongMethod(call.request);
+  return route->handler(call);
+}
+
+}  // namespace cosmos::server
