@@ -76,6 +76,9 @@ class Account {
   Result<ResourceResponse> ReplaceItem(const ItemWrite& write, const ResourceName& id) {
     return items_.Replace(write, id);
   }
+  Result<ResourceResponse> PatchItem(const ItemKey& key, std::string_view body, const Preconditions& preconditions) {
+    return items_.Patch(key, body, preconditions);
+  }
   Result<ResourceResponse> ReadItem(const ItemKey& key, const Preconditions& preconditions) {
     return items_.Read(key, preconditions);
   }

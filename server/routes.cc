@@ -316,9 +316,13 @@ Result<HttpResponse> DeleteItem(const RouteCall& call) {
   return FromResource(std::move(deleted), 204, true);
 }
 
-// A 405 that names the missing feature rather than the generic one.
-Result<HttpResponse> RefusePatch(const RouteCall&) {
-  return Status::MethodNotAllowed("Partial document update (PATCH) is not supported by this cosmolite build yet.");
+// A partial document update. The SDKs send it with no Content-Type or application/json(_patch+json):
+// none is required.
+Result<HttpResponse> PatchItem(const RouteCall& call) {
+  COSMOS_ASSIGN_OR_RETURN(auto patched,
+                          call.account.PatchItem(ItemKeyOf(call), call.request.body, PreconditionsOf(call.request)));
+  if (WantsMinimalResponse(call.request)) patched.body.clear();
+  return FromResource(std::move(patched), 200, true);
 }
 
 // --- The table ----------------------------------------------------------------------------
@@ -360,7 +364,7 @@ constexpr Route kRoutes[] = {
     {kDocument, kSingle, kGet, ReadItem},
     {kDocument, kSingle, kPut, ReplaceItem, kParsesItem},
     {kDocument, kSingle, kDelete, DeleteItem},
-    {kDocument, kSingle, kPatch, RefusePatch},
+    {kDocument, kSingle, kPatch, PatchItem},
 };
 
 }  // namespace

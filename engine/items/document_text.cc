@@ -8,6 +8,13 @@ constexpr const char* kDocumentSystemProperties[] = {"_rid", "_self", "_etag", "
 
 }  // namespace
 
+bool IsDocumentSystemProperty(std::string_view name) {
+  for (const char* system : kDocumentSystemProperties) {
+    if (name == system) return true;
+  }
+  return false;
+}
+
 std::string DocumentText(std::string_view body, bool compact, Json& document,
                          const SystemProperties& system) {
   bool has_system_property = false;

@@ -18,6 +18,9 @@ struct SystemProperties {
   int64_t ts = 0;
 };
 
+// Whether `name` is one of the properties the service owns on every document.
+bool IsDocumentSystemProperty(std::string_view name);
+
 // `body` is the client's text and `document` its parse. A compact body (no whitespace outside
 // strings) without system properties of its own is extended in place; anything else is
 // re-serialized from `document`, which then holds the system properties too.

@@ -3,11 +3,15 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "common/json_parse.h"
+
 #include "engine/change_feed/change_log.h"
 #include "engine/indexing/document_index.h"
 #include "engine/items/document_text.h"
+#include "engine/items/patch.h"
 #include "engine/items/time_to_live.h"
 #include "engine/partitioning/partitioning.h"
+#include "engine/queries/document_condition.h"
 #include "engine/shared/feeds.h"
 #include "engine/shared/messages.h"
 #include "engine/shared/preconditions.h"
@@ -69,6 +73,31 @@ Status CheckLogicalPartitionCap(Transaction& txn, const ResolvedContainer& conta
   return Status::LogicalPartitionFull(std::string("Partition key reached maximum size of ") + cap_text + " GB");
 }
 
+// A patch may not touch the id, the partition key or the properties the service owns.
+Status CheckPatchTargets(const ResolvedContainer& container, const std::vector<PatchOperation>& operations) {
+  for (const PatchOperation& operation : operations) {
+    std::vector<const std::vector<std::string>*> touched = {&operation.steps};
+    if (!operation.from.empty()) touched.push_back(&operation.from);
+    for (const std::vector<std::string>* steps : touched) {
+      const std::string& top = steps->front();
+      if (top == "id") return Status::BadRequest("Invalid patch request: Cannot patch the id of a document.");
+      if (IsDocumentSystemProperty(top)) {
+        return Status::BadRequest("Invalid patch request: Cannot patch system property " + top + ".");
+      }
+      // The key's path itself, or a property on the way to it.
+      const PartitionKeyDefinition& key = container.partition_key;
+      for (size_t index = 0; index < key.segments.size(); ++index) {
+        const std::vector<std::string>& key_steps = key.segments[index];
+        if (steps->size() <= key_steps.size() && std::equal(steps->begin(), steps->end(), key_steps.begin())) {
+          return Status::BadRequest("Invalid patch request: Cannot patch the partition key path " +
+                                    key.paths[index] + ".");
+        }
+      }
+    }
+  }
+  return Status();
+}
+
 // The physical partition holding a storage key ("<EPK> <partition key>"), as a list for Admit.
 std::vector<int64_t> RangeOfKey(const ResolvedContainer& container, const std::string& storage_key) {
   const RoutingMap::Range* range = container.routing.RangeOf(std::string_view(storage_key).substr(0, storage_key.find(' ')));
@@ -102,8 +131,37 @@ Result<ResourceResponse> Items::Replace(const ItemWrite& write, const ResourceNa
   return Write(write, WriteMode::kReplace, &id);
 }
 
-Result<ResourceResponse> Items::Write(const ItemWrite& write, WriteMode mode,
-                                            const ResourceName* replace_id) {
+Result<ResourceResponse> Items::Patch(const ItemKey& key, std::string_view body, const Preconditions& preconditions) {
+  COSMOS_ASSIGN_OR_RETURN(PatchRequest patch, ParsePatch(body));
+  // Not isolated, as Write: every refusal comes before the first change but a unique key's.
+  COSMOS_ASSIGN_OR_RETURN(auto txn, context_.store().BeginWrite(/*isolated=*/false));
+  COSMOS_ASSIGN_OR_RETURN(auto container, context_.FindContainer(txn, key.container, /*as_owner=*/true));
+  COSMOS_RETURN_IF_ERROR(CheckPatchTargets(*container, patch.operations));
+  if (!container->unique_keys.keys.empty()) COSMOS_RETURN_IF_ERROR(txn.Isolate());
+  COSMOS_ASSIGN_OR_RETURN(auto found, FindItem(txn, *container, key));
+  if (!found) return Status::NotFound(kIdMissingMessage);
+  std::vector<int64_t> range_ids = RangeOfKey(*container, found->partition_key);
+  COSMOS_RETURN_IF_ERROR(admission_.Admit(*container, range_ids));
+  COSMOS_RETURN_IF_ERROR(CheckIfMatch(preconditions, found->etag));
+  Json document = ParseJson(found->body);
+  if (document.is_discarded()) return Status::Internal("stored document is not valid JSON: " + found->id);
+  if (patch.condition) {
+    COSMOS_ASSIGN_OR_RETURN(bool holds, DocumentMatches(conditions_, *patch.condition, document));
+    if (!holds) return Status::PreconditionFailed(kPreconditionMessage);
+  }
+  COSMOS_RETURN_IF_ERROR(ApplyPatch(patch.operations, document));
+  // The result is checked as a replace's document would be.
+  std::string text = document.dump();
+  if (text.size() > kMaxDocumentBytes) return Status::RequestEntityTooLarge("Request size is too large");
+  COSMOS_RETURN_IF_ERROR(CheckNesting(text, "patched document"));
+  std::string id = found->id;
+  std::string partition_key = found->partition_key;
+  CheckedWrite checked{document, std::string_view(), /*compact=*/false, std::move(id), std::move(partition_key),
+                       std::move(range_ids), std::move(found)};
+  return Store(txn, *container, checked);
+}
+
+Result<ResourceResponse> Items::Write(const ItemWrite& write, WriteMode mode, const ResourceName* replace_id) {
   ParsedItem parsed_here;
   ParsedItem* parsed = write.parsed;
   if (parsed == nullptr) {
@@ -148,73 +206,83 @@ Result<ResourceResponse> Items::Write(const ItemWrite& write, WriteMode mode,
   }  // a create learns of a duplicate id from the insert itself
   // If-Match guards a replace of an existing document; an upsert that inserts ignores it.
   if (existing) COSMOS_RETURN_IF_ERROR(CheckIfMatch(write.preconditions, existing->etag));
+  CheckedWrite checked{document, write.body, compact, id, std::move(partition_key), std::move(range_ids),
+                       std::move(existing)};
+  return Store(txn, *container, checked);
+}
 
+Result<ResourceResponse> Items::Store(storage::Transaction& txn, const ResolvedContainer& container,
+                                      CheckedWrite& write) {
+  Json& document = write.document;
+  const std::string& id = write.id;
+  const std::string& partition_key = write.partition_key;
+  const std::optional<DocumentRecord>& existing = write.existing;
   DocumentRecord record;
   if (existing) {
     record.seq = existing->seq;
   } else {
     COSMOS_ASSIGN_OR_RETURN(record.seq, txn.NextSeq(SeqKind::kDocument));
   }
-  COSMOS_ASSIGN_OR_RETURN(record.lsn, txn.NextLsn(container->container.seq));
-  container->lsn = std::max(container->lsn, record.lsn);
+  COSMOS_ASSIGN_OR_RETURN(record.lsn, txn.NextLsn(container.container.seq));
+  container.lsn = std::max(container.lsn, record.lsn);
   record.partition_key = partition_key;
   record.id = id;
   record.etag = context_.NewEtag();
   // Unique-key values come from the client's properties alone.
-  std::vector<std::string> unique_values = container->unique_keys.ValuesOf(document);
+  std::vector<std::string> unique_values = container.unique_keys.ValuesOf(document);
   SystemProperties system;
-  system.rid = ResourceId::ForDocument(container->database.seq, container->container.seq, record.seq);
-  system.self = ContainerSelf(container->database_rid, container->container_rid) + "docs/" + system.rid + "/";
+  system.rid = ResourceId::ForDocument(container.database.seq, container.container.seq, record.seq);
+  system.self = ContainerSelf(container.database_rid, container.container_rid) + "docs/" + system.rid + "/";
   system.etag = record.etag;
   system.ts = NowSeconds();
-  COSMOS_ASSIGN_OR_RETURN(record.expires_at, ExpiresAt(container->default_ttl, document, system.ts));
-  record.body = DocumentText(write.body, compact, document, system);
-  COSMOS_RETURN_IF_ERROR(CheckLogicalPartitionCap(txn, *container, partition_key, record.body.size(),
+  COSMOS_ASSIGN_OR_RETURN(record.expires_at, ExpiresAt(container.default_ttl, document, system.ts));
+  record.body = DocumentText(write.body, write.compact, document, system);
+  COSMOS_RETURN_IF_ERROR(CheckLogicalPartitionCap(txn, container, partition_key, record.body.size(),
                                                   existing ? existing->body.size() : 0,
                                                   context_.options().logical_partition_cap_bytes));
 
-  std::vector<storage::IndexEntry> index_entries = container->indexing.IndexEntries(document);
+  std::vector<storage::IndexEntry> index_entries = container.indexing.IndexEntries(document);
   std::vector<storage::IndexEntry> old_index_entries;
   // A replaced document keeps the entries it shares with its new version: only the difference
   // goes out of and into the index.
   std::vector<storage::IndexEntry> entries_to_insert;
   if (existing) {
-    old_index_entries = IndexEntriesOf(container->indexing, existing->body);
+    old_index_entries = IndexEntriesOf(container.indexing, existing->body);
     IndexEntryChanges changes = DiffIndexEntries(old_index_entries, index_entries);
     entries_to_insert = std::move(changes.added);
-    COSMOS_RETURN_IF_ERROR(txn.DeleteIndexEntries(container->container.seq, existing->seq, changes.stale));
-    COSMOS_RETURN_IF_ERROR(txn.UpdateDocument(container->container.seq, record));
+    COSMOS_RETURN_IF_ERROR(txn.DeleteIndexEntries(container.container.seq, existing->seq, changes.stale));
+    COSMOS_RETURN_IF_ERROR(txn.UpdateDocument(container.container.seq, record));
     if (!unique_values.empty()) {
-      COSMOS_RETURN_IF_ERROR(txn.DeleteUniqueKeyEntries(container->container.seq, record.seq));
+      COSMOS_RETURN_IF_ERROR(txn.DeleteUniqueKeyEntries(container.container.seq, record.seq));
     }
   } else {
-    Status inserted = txn.InsertDocument(container->container.seq, record);
+    Status inserted = txn.InsertDocument(container.container.seq, record);
     if (inserted.code() == ErrorCode::kConflict) {
       // The id is taken, unless by an expired document the sweeper has not removed yet.
-      COSMOS_ASSIGN_OR_RETURN(auto taken, txn.FindDocument(container->container.seq, partition_key, id));
+      COSMOS_ASSIGN_OR_RETURN(auto taken, txn.FindDocument(container.container.seq, partition_key, id));
       if (!taken || !IsExpired(*taken, system.ts)) return Status::Conflict(kIdExistsMessage);
-      COSMOS_RETURN_IF_ERROR(DeleteIndexedDocument(txn, container->container.seq, container->indexing, *taken));
-      inserted = txn.InsertDocument(container->container.seq, record);
+      COSMOS_RETURN_IF_ERROR(DeleteIndexedDocument(txn, container.container.seq, container.indexing, *taken));
+      inserted = txn.InsertDocument(container.container.seq, record);
     }
     COSMOS_RETURN_IF_ERROR(inserted);
   }
   COSMOS_RETURN_IF_ERROR(
-      txn.InsertIndexEntries(container->container.seq, record.seq, existing ? entries_to_insert : index_entries));
+      txn.InsertIndexEntries(container.container.seq, record.seq, existing ? entries_to_insert : index_entries));
   for (size_t index = 0; index < unique_values.size(); ++index) {
-    Status inserted = txn.InsertUniqueKeyEntry(container->container.seq, partition_key,
+    Status inserted = txn.InsertUniqueKeyEntry(container.container.seq, partition_key,
                                                static_cast<int>(index), unique_values[index], record.seq);
     if (inserted.code() == ErrorCode::kConflict) return Status::Conflict(kUniqueKeyMessage);
     COSMOS_RETURN_IF_ERROR(inserted);
   }
-  if (container->change_log_retention_s > 0) {
+  if (container.change_log_retention_s > 0) {
     ChangeLogEntry entry;
     entry.operation = existing ? "replace" : "create";
     entry.lsn = record.lsn;
     entry.crts = system.ts;
     entry.previous_lsn = existing ? existing->lsn : 0;
     entry.current = record.body;
-    COSMOS_RETURN_IF_ERROR(txn.AppendChange(container->container.seq, record.lsn, partition_key, ChangeLogText(entry),
-                                            system.ts + container->change_log_retention_s));
+    COSMOS_RETURN_IF_ERROR(txn.AppendChange(container.container.seq, record.lsn, partition_key, ChangeLogText(entry),
+                                            system.ts + container.change_log_retention_s));
   }
   COSMOS_RETURN_IF_ERROR(txn.Commit());
 
@@ -223,13 +291,13 @@ Result<ResourceResponse> Items::Write(const ItemWrite& write, WriteMode mode,
   response.request_charge = existing ? ReplaceCharge(record.body.size(), index_terms,
                                                      static_cast<int64_t>(old_index_entries.size()))
                                      : CreateCharge(record.body.size(), index_terms);
-  admission_.Charge(*container, range_ids, response.request_charge);
+  admission_.Charge(container, write.range_ids, response.request_charge);
   response.body = std::move(record.body);
   response.etag = std::move(record.etag);
   response.created = !existing;
   response.lsn = record.lsn;
-  response.owner_path = container->OwnerPath();
-  response.owner_rid = container->container_rid;
+  response.owner_path = container.OwnerPath();
+  response.owner_rid = container.container_rid;
   return response;
 }
 

@@ -6,12 +6,17 @@
 // Thread-safety: safe to call from many threads; each call is one store transaction.
 #pragma once
 
+#include <cstdint>
+#include <optional>
+#include <string>
 #include <string_view>
+#include <vector>
 
 #include "common/result.h"
 #include "engine/admission/admission.h"
 #include "engine/api.h"
 #include "engine/shared/account_context.h"
+#include "query/query_cache.h"
 
 namespace cosmos::engine {
 
@@ -30,6 +35,11 @@ class Items {
   Result<ResourceResponse> Create(const ItemWrite& write);
   Result<ResourceResponse> Upsert(const ItemWrite& write);
   Result<ResourceResponse> Replace(const ItemWrite& write, const ResourceName& id);
+  // Applies a partial document update (items/patch.h) to the document `key` names, as a replace
+  // of the result: kBadRequest for a malformed patch, one that cannot apply, or one that would
+  // change the id, the partition key or a system property; kPreconditionFailed when If-Match is
+  // stale or the patch's condition does not hold; kNotFound for a missing item.
+  Result<ResourceResponse> Patch(const ItemKey& key, std::string_view body, const Preconditions& preconditions);
   Result<ResourceResponse> Read(const ItemKey& key, const Preconditions& preconditions);
   Result<ResourceResponse> Delete(const ItemKey& key, const Preconditions& preconditions);
   // One page of the container's documents in (partition key, id) order, or of one partition's.
@@ -39,8 +49,24 @@ class Items {
   enum class WriteMode { kCreate, kUpsert, kReplace };
   Result<ResourceResponse> Write(const ItemWrite& write, WriteMode mode, const ResourceName* replace_id);
 
+  // A write whose checks have passed: the document (`body` is its client text, usable as is when
+  // `compact`), where it goes, and the version it replaces (none: a create).
+  struct CheckedWrite {
+    Json& document;
+    std::string_view body;
+    bool compact = false;
+    std::string id;
+    std::string partition_key;  // storage key
+    std::vector<int64_t> range_ids;
+    std::optional<storage::DocumentRecord> existing;
+  };
+  // Stores a checked write inside `txn` with its index, unique-key and change-log entries,
+  // commits, and prices it.
+  Result<ResourceResponse> Store(storage::Transaction& txn, const ResolvedContainer& container, CheckedWrite& write);
+
   AccountContext& context_;
   Admission& admission_;
+  query::PreparedQueryCache conditions_{64};  // patch conditions, by text
 };
 
 }  // namespace cosmos::engine

@@ -55,6 +55,13 @@ bool HasForbiddenIdCharacter(const std::string& id) {
 
 }  // namespace
 
+Status CheckNesting(std::string_view text, const char* what) {
+  if (ShapeOf(text).depth > kMaxNestingDepth) {
+    return Status::BadRequest(std::string("The ") + what + " nests deeper than 128 levels.");
+  }
+  return Status();
+}
+
 Result<Json> ParseObject(std::string_view body, const char* what, bool* compact) {
   TextShape shape = ShapeOf(body);
   if (compact) *compact = shape.compact;

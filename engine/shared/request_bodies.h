@@ -16,6 +16,9 @@ namespace cosmos::engine {
 // extended in place instead of re-serialized).
 Result<Json> ParseObject(std::string_view body, const char* what, bool* compact = nullptr);
 
+// kBadRequest when JSON text nests deeper than the service's 128 levels (a patched document).
+Status CheckNesting(std::string_view text, const char* what);
+
 // The id of a database or container definition.
 Status ValidateResourceId(const Json& object);
 // The id of a document.
