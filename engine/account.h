@@ -85,6 +85,10 @@ class Account {
   Result<ResourceResponse> DeleteItem(const ItemKey& key, const Preconditions& preconditions) {
     return items_.Delete(key, preconditions);
   }
+  Result<ResourceResponse> DeleteAllItemsByPartitionKey(const ContainerAddress& container,
+                                                        const std::optional<std::string>& partition_key_header) {
+    return items_.DeletePartition(container, partition_key_header);
+  }
   Result<FeedResponse> ReadItemFeed(const ContainerAddress& container, const FeedOptions& options) {
     return items_.ReadFeed(container, options);
   }

@@ -30,6 +30,10 @@ bool TypeAllowedAt(size_t depth, std::string_view type, ResourceKind* kind) {
     *kind = ResourceKind::kPartitionKeyRange;
     return true;
   }
+  if (depth == 2 && type == "operations") {
+    *kind = ResourceKind::kContainerOperation;
+    return true;
+  }
   return false;
 }
 
@@ -61,6 +65,11 @@ Result<ResourcePath> ResourcePath::Parse(std::string_view path) {
     if (index + 1 < segments.size()) result.ids.push_back(segments[index + 1]);
   }
   result.is_feed = !segments.empty() && segments.size() % 2 == 1;
+  if (result.kind == ResourceKind::kContainerOperation) {
+    if (result.is_feed || result.ids[2] != "partitionkeydelete") return UnknownPath(path);
+    segments.resize(4);  // signed as the container it operates on
+    result.is_feed = false;
+  }
   if (!segments.empty()) result.auth_resource_type = segments[segments.size() - (result.is_feed ? 1 : 2)];
   if (result.kind == ResourceKind::kOffer) {
     if (segments.size() > 2) return UnknownPath(path);

@@ -14,7 +14,9 @@
 
 namespace cosmos::server {
 
-enum class ResourceKind { kAccount, kDatabase, kContainer, kDocument, kPartitionKeyRange, kOffer };
+// kContainerOperation: /dbs/{db}/colls/{c}/operations/{name}, an operation on the container as a
+// whole (partitionkeydelete), signed as the container.
+enum class ResourceKind { kAccount, kDatabase, kContainer, kDocument, kPartitionKeyRange, kOffer, kContainerOperation };
 
 struct ResourcePath {
   ResourceKind kind = ResourceKind::kAccount;

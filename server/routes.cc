@@ -325,6 +325,14 @@ Result<HttpResponse> PatchItem(const RouteCall& call) {
   return FromResource(std::move(patched), 200, true);
 }
 
+// POST /dbs/{db}/colls/{c}/operations/partitionkeydelete: every item of one logical partition
+// (or hierarchical prefix) goes at once.
+Result<HttpResponse> DeleteAllItemsByPartitionKey(const RouteCall& call) {
+  COSMOS_ASSIGN_OR_RETURN(auto deleted, call.account.DeleteAllItemsByPartitionKey(
+                                            ContainerOf(call.path), call.request.headers.Get(headers::kPartitionKey)));
+  return FromResource(std::move(deleted), 200, true);
+}
+
 // --- The table ----------------------------------------------------------------------------
 // A new operation is a handler above and a line here; kParsesItem marks the handlers that write
 // one document, whose body PrepareWrite parses off the write thread.
@@ -365,6 +373,8 @@ constexpr Route kRoutes[] = {
     {kDocument, kSingle, kPut, ReplaceItem, kParsesItem},
     {kDocument, kSingle, kDelete, DeleteItem},
     {kDocument, kSingle, kPatch, PatchItem},
+
+    {kContainerOperation, kSingle, kPost, DeleteAllItemsByPartitionKey},
 };
 
 }  // namespace

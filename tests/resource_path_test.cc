@@ -27,6 +27,9 @@ TEST_CASE("name-based paths give the resource and the signed link", "[path]") {
        "dbs/MyDb/colls/Items/docs/a b"},
       {"/dbs/MyDb/colls/Items/pkranges", ResourceKind::kPartitionKeyRange, true, "pkranges",
        "dbs/MyDb/colls/Items"},
+      // An operation on the container is signed as the container.
+      {"/dbs/MyDb/colls/Items/operations/partitionkeydelete", ResourceKind::kContainerOperation, false, "colls",
+       "dbs/MyDb/colls/Items"},
   };
   for (const Case& c : cases) {
     INFO(c.path);
@@ -62,7 +65,8 @@ TEST_CASE("rid-based paths sign the lowercased rid of one resource", "[path]") {
 }
 
 TEST_CASE("paths that name nothing are rejected", "[path]") {
-  for (const char* path : {"/foo", "/dbs/a/docs", "/dbs/a/colls/b/docs/c/extra", "/colls", "/dbs//colls"}) {
+  for (const char* path : {"/foo", "/dbs/a/docs", "/dbs/a/colls/b/docs/c/extra", "/colls", "/dbs//colls",
+                           "/dbs/a/colls/b/operations", "/dbs/a/colls/b/operations/other"}) {
     INFO(path);
     auto parsed = ResourcePath::Parse(path);
     REQUIRE_FALSE(parsed.ok());

@@ -356,6 +356,57 @@ Result<ResourceResponse> Items::Delete(const ItemKey& key, const Preconditions& 
   return response;
 }
 
+Result<ResourceResponse> Items::DeletePartition(const ContainerAddress& address,
+                                                const std::optional<std::string>& partition_key_header) {
+  if (!partition_key_header || partition_key_header->empty()) {
+    return Status::BadRequest(kPartitionKeyMissingMessage);
+  }
+  COSMOS_ASSIGN_OR_RETURN(auto txn, context_.store().BeginWrite());
+  COSMOS_ASSIGN_OR_RETURN(auto container, context_.FindContainer(txn, address, /*as_owner=*/false));
+  COSMOS_ASSIGN_OR_RETURN(auto scope, ResolveScope(container->partition_key, container->routing,
+                                                   {partition_key_header, std::nullopt, std::nullopt, std::nullopt}));
+  COSMOS_RETURN_IF_ERROR(admission_.Admit(*container, scope.range_ids));
+  const int64_t container_seq = container->container.seq;
+  const int64_t now = NowSeconds();
+  double charge = 0;
+  int64_t lsn = 0;
+  // Each pass lists the first documents left in the scope: the ones before are deleted already.
+  constexpr int64_t kBatch = 256;
+  for (;;) {
+    COSMOS_ASSIGN_OR_RETURN(auto batch, txn.ListDocuments(container_seq, scope.documents, std::nullopt, kBatch));
+    for (const DocumentRecord& record : batch) {
+      COSMOS_ASSIGN_OR_RETURN(lsn, txn.NextLsn(container_seq));
+      container->lsn = std::max(container->lsn, lsn);
+      std::vector<storage::IndexEntry> index_entries = IndexEntriesOf(container->indexing, record.body);
+      COSMOS_RETURN_IF_ERROR(txn.DeleteIndexEntries(container_seq, record.seq, index_entries));
+      COSMOS_RETURN_IF_ERROR(txn.DeleteDocument(container_seq, record));
+      charge += DeleteCharge(record.body.size(), static_cast<int64_t>(index_entries.size()));
+      if (container->change_log_retention_s > 0) {
+        ChangeLogEntry entry;
+        entry.operation = "delete";
+        entry.lsn = lsn;
+        entry.crts = now;
+        entry.previous_lsn = record.lsn;
+        entry.id = record.id;
+        entry.partition_key = PartitionKeyObject(
+            container->partition_key, PartitionKeyValue::FromDocument(container->partition_key, ParseJson(record.body)));
+        COSMOS_RETURN_IF_ERROR(txn.AppendChange(container_seq, lsn, record.partition_key, ChangeLogText(entry),
+                                                now + container->change_log_retention_s));
+      }
+    }
+    if (static_cast<int64_t>(batch.size()) < kBatch) break;
+  }
+  COSMOS_RETURN_IF_ERROR(txn.Commit());
+  ResourceResponse response;
+  // What the deletes cost, as one delete each; at least what a metadata write costs.
+  response.request_charge = std::max(charge, MetadataWriteCharge());
+  admission_.Charge(*container, scope.range_ids, response.request_charge);
+  COSMOS_ASSIGN_OR_RETURN(response.lsn, VisibleLsn(txn, *container));
+  response.owner_path = container->OwnerPath();
+  response.owner_rid = container->container_rid;
+  return response;
+}
+
 Result<FeedResponse> Items::ReadFeed(const ContainerAddress& address, const FeedOptions& options) {
   std::optional<storage::DocumentPosition> after;
   if (options.continuation && !options.continuation->empty()) {

@@ -42,6 +42,12 @@ class Items {
   Result<ResourceResponse> Patch(const ItemKey& key, std::string_view body, const Preconditions& preconditions);
   Result<ResourceResponse> Read(const ItemKey& key, const Preconditions& preconditions);
   Result<ResourceResponse> Delete(const ItemKey& key, const Preconditions& preconditions);
+  // Deletes every document of one logical partition, or of every partition below a hierarchical
+  // prefix, named by the partition key header (x-ms-documentdb-partitionkey): their index and
+  // unique-key entries go too, and each delete is logged where the container keeps a change log.
+  // kBadRequest without a partition key; kNotFound when the container is missing.
+  Result<ResourceResponse> DeletePartition(const ContainerAddress& container,
+                                           const std::optional<std::string>& partition_key_header);
   // One page of the container's documents in (partition key, id) order, or of one partition's.
   Result<FeedResponse> ReadFeed(const ContainerAddress& container, const FeedOptions& options);
 
