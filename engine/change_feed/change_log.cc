@@ -18,6 +18,17 @@ Json PartitionKeyObject(const PartitionKeyDefinition& definition, const Partitio
   return object;
 }
 
+ChangeLogEntry DeletionEntry(int64_t lsn, int64_t crts, int64_t previous_lsn, std::string id, Json partition_key) {
+  ChangeLogEntry entry;
+  entry.operation = "delete";
+  entry.lsn = lsn;
+  entry.crts = crts;
+  entry.previous_lsn = previous_lsn;
+  entry.id = std::move(id);
+  entry.partition_key = std::move(partition_key);
+  return entry;
+}
+
 std::string ChangeLogText(const ChangeLogEntry& entry) {
   Json metadata = {{"operationType", entry.operation}, {"lsn", entry.lsn}, {"crts", entry.crts}};
   if (entry.previous_lsn > 0) metadata["previousImageLSN"] = entry.previous_lsn;

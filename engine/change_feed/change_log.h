@@ -32,6 +32,9 @@ struct ChangeLogEntry {
   bool ttl_expired = false;
 };
 
+// The entry of a delete (or expiry) of document `id`, whose version at `previous_lsn` it ends.
+ChangeLogEntry DeletionEntry(int64_t lsn, int64_t crts, int64_t previous_lsn, std::string id, Json partition_key);
+
 // The entry's JSON text as the feed returns it.
 std::string ChangeLogText(const ChangeLogEntry& entry);
 

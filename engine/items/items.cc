@@ -336,13 +336,8 @@ Result<ResourceResponse> Items::Delete(const ItemKey& key, const Preconditions& 
   COSMOS_RETURN_IF_ERROR(txn.DeleteDocument(container->container.seq, *found));
   if (container->change_log_retention_s > 0) {
     COSMOS_ASSIGN_OR_RETURN(auto value, HeaderPartitionKey(*container, key.partition_key_header));
-    ChangeLogEntry entry;
-    entry.operation = "delete";
-    entry.lsn = lsn;
-    entry.crts = NowSeconds();
-    entry.previous_lsn = found->lsn;
-    entry.id = found->id;
-    entry.partition_key = PartitionKeyObject(container->partition_key, value);
+    ChangeLogEntry entry = DeletionEntry(lsn, NowSeconds(), found->lsn, found->id,
+                                         PartitionKeyObject(container->partition_key, value));
     COSMOS_RETURN_IF_ERROR(txn.AppendChange(container->container.seq, lsn, found->partition_key, ChangeLogText(entry),
                                             entry.crts + container->change_log_retention_s));
   }
@@ -382,14 +377,10 @@ Result<ResourceResponse> Items::DeletePartition(const ContainerAddress& address,
       COSMOS_RETURN_IF_ERROR(txn.DeleteDocument(container_seq, record));
       charge += DeleteCharge(record.body.size(), static_cast<int64_t>(index_entries.size()));
       if (container->change_log_retention_s > 0) {
-        ChangeLogEntry entry;
-        entry.operation = "delete";
-        entry.lsn = lsn;
-        entry.crts = now;
-        entry.previous_lsn = record.lsn;
-        entry.id = record.id;
-        entry.partition_key = PartitionKeyObject(
-            container->partition_key, PartitionKeyValue::FromDocument(container->partition_key, ParseJson(record.body)));
+        const PartitionKeyDefinition& key = container->partition_key;
+        ChangeLogEntry entry =
+            DeletionEntry(lsn, now, record.lsn, record.id,
+                          PartitionKeyObject(key, PartitionKeyValue::FromDocument(key, ParseJson(record.body))));
         COSMOS_RETURN_IF_ERROR(txn.AppendChange(container_seq, lsn, record.partition_key, ChangeLogText(entry),
                                                 now + container->change_log_retention_s));
       }

@@ -34,13 +34,8 @@ Result<int64_t> Maintenance::SweepExpiredDocuments(int64_t now, int64_t limit) {
     COSMOS_ASSIGN_OR_RETURN(auto definition, PartitionKeyDefinition::Parse((*known->second)["partitionKey"]));
     Json document = ParseJson(record.body);
     COSMOS_ASSIGN_OR_RETURN(int64_t lsn, txn.NextLsn(container_seq));
-    ChangeLogEntry entry;
-    entry.operation = "delete";
-    entry.lsn = lsn;
-    entry.crts = now;
-    entry.previous_lsn = record.lsn;
-    entry.id = record.id;
-    entry.partition_key = PartitionKeyObject(definition, PartitionKeyValue::FromDocument(definition, document));
+    ChangeLogEntry entry = DeletionEntry(lsn, now, record.lsn, record.id,
+                                         PartitionKeyObject(definition, PartitionKeyValue::FromDocument(definition, document)));
     entry.ttl_expired = true;
     COSMOS_RETURN_IF_ERROR(txn.AppendChange(container_seq, lsn, record.partition_key, ChangeLogText(entry),
                                             now + ChangeLogRetentionOf(*known->second)));
