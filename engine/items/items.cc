@@ -4,7 +4,6 @@
 #include <cstdio>
 
 #include "common/json_parse.h"
-
 #include "engine/change_feed/change_log.h"
 #include "engine/indexing/document_index.h"
 #include "engine/items/document_text.h"

@@ -1,8 +1,7 @@
 #include "engine/items/patch.h"
 
+#include <algorithm>
 #include <charconv>
-#include <cmath>
-#include <limits>
 
 #include "common/json_parse.h"
 
