@@ -85,6 +85,7 @@ class Account {
   Result<ResourceResponse> DeleteItem(const ItemKey& key, const Preconditions& preconditions) {
     return items_.Delete(key, preconditions);
   }
+  Result<BatchResponse> ExecuteBatch(const BatchRequest& request) { return items_.Batch(request); }
   Result<ResourceResponse> DeleteAllItemsByPartitionKey(const ContainerAddress& container,
                                                         const std::optional<std::string>& partition_key_header) {
     return items_.DeletePartition(container, partition_key_header);

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "common/json.h"
+#include "common/status.h"
 #include "engine/admission/request_charge.h"
 
 namespace cosmos::engine {
@@ -163,6 +164,36 @@ struct PartitionKeyRangesResponse {
   int64_t count = 0;
   std::string etag;          // the range-set version, quoted
   bool not_modified = false; // the client's If-None-Match is current
+  std::string owner_path;
+  std::string owner_rid;
+};
+
+// A transactional batch or a bulk request (POST .../docs with x-ms-cosmos-is-batch-request): a
+// JSON array of operations {operationType, id, partitionKey?, resourceBody?, ifMatch?,
+// ifNoneMatch?}, operationType one of Create, Upsert, Read, Replace, Delete, Patch.
+struct BatchRequest {
+  ContainerAddress container;
+  std::string_view body;  // must outlive the call
+  // Atomic (x-ms-cosmos-batch-atomic: true): every operation in the one logical partition this
+  // header names, all applied or none. Otherwise (bulk) each operation applies on its own, in the
+  // partition its own partitionKey names.
+  std::optional<std::string> partition_key_header;
+  bool atomic = true;
+  bool continue_on_error = true;  // bulk: x-ms-cosmos-batch-continue-on-error
+};
+
+// What became of one operation of a batch.
+struct BatchOperationResult {
+  Status status;               // why it failed; OK when it applied
+  bool not_attempted = false;  // it did not run: another operation failed first (424)
+  int success_status = 200;    // when it applied: 200, 201 or 204
+  ResourceResponse response;   // when it applied: body, etag, charge
+};
+
+struct BatchResponse {
+  std::vector<BatchOperationResult> results;  // one per operation, in order
+  double request_charge = 0;
+  int64_t lsn = 0;
   std::string owner_path;
   std::string owner_rid;
 };

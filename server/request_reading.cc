@@ -42,7 +42,7 @@ bool IsQuery(const HttpRequest& request) {
 
 Status RejectUnsupportedPost(const HttpRequest& request) {
   if (request.headers.IsTrue(headers::kIsBatchRequest)) {
-    return Status::BadRequest("Batch requests are not supported by this cosmolite build yet.");
+    return Status::BadRequest("Batch requests are served on a container's items (.../docs) only.");
   }
   return RequireJsonBody(request);
 }

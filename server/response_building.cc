@@ -1,5 +1,7 @@
 #include "server/response_building.h"
 
+#include "server/error_mapping.h"
+
 #include <cstdio>
 
 #include "engine/admission/request_charge.h"
@@ -105,6 +107,38 @@ HttpResponse PlainText(int status, std::string content_type, std::string body) {
   response.status = status;
   response.AddHeader(headers::kResponseContentType, std::move(content_type));
   response.body = std::move(body);
+  return response;
+}
+
+HttpResponse FromBatch(engine::BatchResponse batch, bool minimal) {
+  Json results = Json::array();
+  bool all_applied = true;
+  for (engine::BatchOperationResult& result : batch.results) {
+    Json entry = Json::object();
+    if (result.not_attempted) {
+      entry["statusCode"] = 424;  // Failed Dependency: another operation failed
+    } else if (!result.status.ok()) {
+      HttpError error = MapError(result.status.code());
+      entry["statusCode"] = error.status;
+      if (error.substatus != 0) entry["subStatusCode"] = error.substatus;
+      if (result.status.code() == ErrorCode::kRequestRateTooLarge) {
+        entry["retryAfterMilliseconds"] = result.status.retry_after_ms();
+      }
+    } else {
+      entry["statusCode"] = result.success_status;
+    }
+    all_applied &= result.status.ok() && !result.not_attempted;
+    entry["requestCharge"] = result.response.request_charge;
+    if (!result.response.etag.empty()) entry["eTag"] = result.response.etag;
+    if (!minimal && !result.response.body.empty()) entry["resourceBody"] = Json::parse(result.response.body);
+    results.push_back(std::move(entry));
+  }
+  HttpResponse response;
+  response.status = all_applied ? 200 : 207;
+  response.body = results.dump();
+  response.AddHeader(headers::kRequestCharge, FormatCharge(batch.request_charge));
+  AddResourceHeaders(response, "", batch.owner_path, batch.owner_rid);
+  AddLsnHeaders(response, batch.lsn);
   return response;
 }
 

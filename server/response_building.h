@@ -25,6 +25,10 @@ HttpResponse FromQuery(engine::QueryResponse page, bool with_lsn);
 HttpResponse FromQueryPlan(engine::QueryPlanResponse plan);
 // The partition key ranges feed, or 304 when the client's etag is current.
 HttpResponse FromRanges(engine::PartitionKeyRangesResponse ranges);
+// A batch or bulk answer: 200 when every operation applied, else 207 Multi-Status; the body is
+// one result per operation ({statusCode, subStatusCode?, requestCharge, eTag?, resourceBody?,
+// retryAfterMilliseconds?}), an operation that did not run 424. `minimal`: no resource bodies.
+HttpResponse FromBatch(engine::BatchResponse batch, bool minimal);
 // A body that is not a Cosmos resource (/alive, the certificate).
 HttpResponse PlainText(int status, std::string content_type, std::string body);
 

@@ -333,6 +333,22 @@ Result<HttpResponse> DeleteAllItemsByPartitionKey(const RouteCall& call) {
   return FromResource(std::move(deleted), 200, true);
 }
 
+// A transactional batch (x-ms-cosmos-batch-atomic: true, the default) or a bulk request.
+Result<HttpResponse> ExecuteBatch(const RouteCall& call) {
+  const HttpRequest& request = call.request;
+  COSMOS_RETURN_IF_ERROR(RequireJsonBody(request));
+  engine::BatchRequest batch;
+  batch.container = ContainerOf(call.path);
+  batch.body = request.body;
+  batch.partition_key_header = request.headers.Get(headers::kPartitionKey);
+  std::optional<std::string> atomic = request.headers.Get(headers::kIsBatchAtomic);
+  batch.atomic = !atomic || request.headers.IsTrue(headers::kIsBatchAtomic);
+  std::optional<std::string> continue_on_error = request.headers.Get(headers::kBatchContinueOnError);
+  batch.continue_on_error = !continue_on_error || request.headers.IsTrue(headers::kBatchContinueOnError);
+  COSMOS_ASSIGN_OR_RETURN(auto result, call.account.ExecuteBatch(batch));
+  return FromBatch(std::move(result), WantsMinimalResponse(request));
+}
+
 // --- The table ----------------------------------------------------------------------------
 // A new operation is a handler above and a line here; kParsesItem marks the handlers that write
 // one document, whose body PrepareWrite parses off the write thread.
@@ -369,6 +385,7 @@ constexpr Route kRoutes[] = {
     {kDocument, kFeed, kGet, ReadItemFeed},  // and the change feed (A-IM)
     {kDocument, kFeed, kQuery, QueryItems},
     {kDocument, kFeed, kPost, CreateItem, kParsesItem},
+    {kDocument, kFeed, kBatch, ExecuteBatch},
     {kDocument, kSingle, kGet, ReadItem},
     {kDocument, kSingle, kPut, ReplaceItem, kParsesItem},
     {kDocument, kSingle, kDelete, DeleteItem},
@@ -383,7 +400,10 @@ Verb VerbOf(const HttpRequest& request) {
   const std::string& method = request.method;  // case-sensitive, as in HTTP: "get" is no GET
   if (method == "GET") return kGet;
   if (method == "HEAD") return kHead;
-  if (method == "POST") return IsQuery(request) ? kQuery : kPost;
+  if (method == "POST") {
+    if (IsQuery(request)) return kQuery;
+    return request.headers.IsTrue(headers::kIsBatchRequest) ? kBatch : kPost;
+  }
   if (method == "PUT") return kPut;
   if (method == "DELETE") return kDelete;
   if (method == "PATCH") return kPatch;

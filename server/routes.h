@@ -15,7 +15,8 @@ namespace cosmos::server {
 
 // The HTTP method, except that a POST carrying a query is kQuery: it reads where a POST
 // creates (see MayWrite), so the two are routed apart. kOther: any method no route takes.
-enum class Verb { kGet, kHead, kPost, kQuery, kPut, kDelete, kPatch, kOther };
+// A POST carrying a batch (x-ms-cosmos-is-batch-request) is kBatch.
+enum class Verb { kGet, kHead, kPost, kQuery, kBatch, kPut, kDelete, kPatch, kOther };
 Verb VerbOf(const HttpRequest& request);
 
 // Whether a route addresses a feed (/dbs, .../docs) or one resource (/dbs/{db}).

@@ -135,12 +135,20 @@ Result<ResourceResponse> Items::Patch(const ItemKey& key, std::string_view body,
   // Not isolated, as Write: every refusal comes before the first change but a unique key's.
   COSMOS_ASSIGN_OR_RETURN(auto txn, context_.store().BeginWrite(/*isolated=*/false));
   COSMOS_ASSIGN_OR_RETURN(auto container, context_.FindContainer(txn, key.container, /*as_owner=*/true));
-  COSMOS_RETURN_IF_ERROR(CheckPatchTargets(*container, patch.operations));
   if (!container->unique_keys.keys.empty()) COSMOS_RETURN_IF_ERROR(txn.Isolate());
-  COSMOS_ASSIGN_OR_RETURN(auto found, FindItem(txn, *container, key));
+  Step step{txn, *container};
+  COSMOS_ASSIGN_OR_RETURN(auto response, PatchIn(step, key, patch, preconditions));
+  return Finish(step, std::move(response));
+}
+
+Result<ResourceResponse> Items::PatchIn(Step& step, const ItemKey& key, const PatchRequest& patch,
+                                        const Preconditions& preconditions) {
+  const ResolvedContainer& container = step.container;
+  COSMOS_RETURN_IF_ERROR(CheckPatchTargets(container, patch.operations));
+  COSMOS_ASSIGN_OR_RETURN(auto found, FindItem(step.txn, container, key));
   if (!found) return Status::NotFound(kIdMissingMessage);
-  std::vector<int64_t> range_ids = RangeOfKey(*container, found->partition_key);
-  COSMOS_RETURN_IF_ERROR(admission_.Admit(*container, range_ids));
+  step.range_ids = RangeOfKey(container, found->partition_key);
+  if (step.admit) COSMOS_RETURN_IF_ERROR(admission_.Admit(container, step.range_ids));
   COSMOS_RETURN_IF_ERROR(CheckIfMatch(preconditions, found->etag));
   Json document = ParseJson(found->body);
   if (document.is_discarded()) return Status::Internal("stored document is not valid JSON: " + found->id);
@@ -156,8 +164,14 @@ Result<ResourceResponse> Items::Patch(const ItemKey& key, std::string_view body,
   std::string id = found->id;
   std::string partition_key = found->partition_key;
   CheckedWrite checked{document, std::string_view(), /*compact=*/false, std::move(id), std::move(partition_key),
-                       std::move(range_ids), std::move(found)};
-  return Store(txn, *container, checked);
+                       std::move(found)};
+  return Store(step.txn, container, checked);
+}
+
+Result<ResourceResponse> Items::Finish(Step& step, ResourceResponse response) {
+  COSMOS_RETURN_IF_ERROR(step.txn.Commit());
+  admission_.Charge(step.container, step.range_ids, response.request_charge);
+  return response;
 }
 
 Result<ResourceResponse> Items::Write(const ItemWrite& write, WriteMode mode, const ResourceName* replace_id) {
@@ -167,15 +181,23 @@ Result<ResourceResponse> Items::Write(const ItemWrite& write, WriteMode mode, co
     COSMOS_ASSIGN_OR_RETURN(parsed_here, ParseItem(write.body));
     parsed = &parsed_here;
   }
-  Json& document = parsed->document;
-  const bool compact = parsed->compact;
-  const std::string id = parsed->id;
-
   // Not isolated (Store::BeginWrite): every check that can refuse the write comes before its
   // first change, except a unique key's, and a container with unique keys isolates the write.
   COSMOS_ASSIGN_OR_RETURN(auto txn, context_.store().BeginWrite(/*isolated=*/false));
   COSMOS_ASSIGN_OR_RETURN(auto container, context_.FindContainer(txn, write.container, /*as_owner=*/true));
   if (!container->unique_keys.keys.empty()) COSMOS_RETURN_IF_ERROR(txn.Isolate());
+  Step step{txn, *container};
+  COSMOS_ASSIGN_OR_RETURN(auto response, WriteIn(step, write, *parsed, mode, replace_id));
+  return Finish(step, std::move(response));
+}
+
+Result<ResourceResponse> Items::WriteIn(Step& step, const ItemWrite& write, ParsedItem& parsed, WriteMode mode,
+                                        const ResourceName* replace_id) {
+  storage::Transaction& txn = step.txn;
+  const ResolvedContainer* container = &step.container;
+  Json& document = parsed.document;
+  const bool compact = parsed.compact;
+  const std::string& id = parsed.id;
   COSMOS_ASSIGN_OR_RETURN(auto header_key,
                           HeaderPartitionKey(*container, write.partition_key_header));
   PartitionKeyValue document_key = PartitionKeyValue::FromDocument(container->partition_key, document);
@@ -183,8 +205,8 @@ Result<ResourceResponse> Items::Write(const ItemWrite& write, WriteMode mode, co
     return Status::PartitionKeyMismatch(kPartitionKeyMismatchMessage);
   }
   std::string partition_key = StoragePartitionKey(container->partition_key, document_key);
-  std::vector<int64_t> range_ids = RangeOfKey(*container, partition_key);
-  COSMOS_RETURN_IF_ERROR(admission_.Admit(*container, range_ids));
+  step.range_ids = RangeOfKey(*container, partition_key);
+  if (step.admit) COSMOS_RETURN_IF_ERROR(admission_.Admit(*container, step.range_ids));
 
   std::optional<DocumentRecord> existing;
   if (mode == WriteMode::kReplace) {
@@ -205,8 +227,7 @@ Result<ResourceResponse> Items::Write(const ItemWrite& write, WriteMode mode, co
   }  // a create learns of a duplicate id from the insert itself
   // If-Match guards a replace of an existing document; an upsert that inserts ignores it.
   if (existing) COSMOS_RETURN_IF_ERROR(CheckIfMatch(write.preconditions, existing->etag));
-  CheckedWrite checked{document, write.body, compact, id, std::move(partition_key), std::move(range_ids),
-                       std::move(existing)};
+  CheckedWrite checked{document, write.body, compact, id, std::move(partition_key), std::move(existing)};
   return Store(txn, *container, checked);
 }
 
@@ -283,14 +304,11 @@ Result<ResourceResponse> Items::Store(storage::Transaction& txn, const ResolvedC
     COSMOS_RETURN_IF_ERROR(txn.AppendChange(container.container.seq, record.lsn, partition_key, ChangeLogText(entry),
                                             system.ts + container.change_log_retention_s));
   }
-  COSMOS_RETURN_IF_ERROR(txn.Commit());
-
   ResourceResponse response;
   int64_t index_terms = static_cast<int64_t>(index_entries.size());
   response.request_charge = existing ? ReplaceCharge(record.body.size(), index_terms,
                                                      static_cast<int64_t>(old_index_entries.size()))
                                      : CreateCharge(record.body.size(), index_terms);
-  admission_.Charge(container, write.range_ids, response.request_charge);
   response.body = std::move(record.body);
   response.etag = std::move(record.etag);
   response.created = !existing;
@@ -304,30 +322,46 @@ Result<ResourceResponse> Items::Read(const ItemKey& key, const Preconditions& pr
   COSMOS_ASSIGN_OR_RETURN(auto consistency, ReadConsistency(context_.options().default_consistency, key.consistency_level));
   COSMOS_ASSIGN_OR_RETURN(auto txn, context_.store().BeginRead());
   COSMOS_ASSIGN_OR_RETURN(auto container, context_.FindContainer(txn, key.container, /*as_owner=*/true));
-  COSMOS_ASSIGN_OR_RETURN(auto found, FindItem(txn, *container, key));
+  Step step{txn, *container};
+  COSMOS_ASSIGN_OR_RETURN(auto response, ReadIn(step, key, preconditions, consistency));
+  admission_.Charge(*container, step.range_ids, response.request_charge);
+  return response;
+}
+
+Result<ResourceResponse> Items::ReadIn(Step& step, const ItemKey& key, const Preconditions& preconditions,
+                                       ConsistencyLevel consistency) {
+  const ResolvedContainer& container = step.container;
+  COSMOS_ASSIGN_OR_RETURN(auto found, FindItem(step.txn, container, key));
   if (!found) return Status::NotFound(kIdMissingMessage);
-  std::vector<int64_t> range_ids = RangeOfKey(*container, found->partition_key);
-  COSMOS_RETURN_IF_ERROR(admission_.Admit(*container, range_ids));
+  step.range_ids = RangeOfKey(container, found->partition_key);
+  if (step.admit) COSMOS_RETURN_IF_ERROR(admission_.Admit(container, step.range_ids));
   ResourceResponse response;
   response.request_charge = ReadCharge(found->body.size(), consistency);
-  admission_.Charge(*container, range_ids, response.request_charge);
   response.not_modified = preconditions.if_none_match && *preconditions.if_none_match == found->etag;
   if (!response.not_modified) response.body = std::move(found->body);
   response.etag = std::move(found->etag);
-  COSMOS_ASSIGN_OR_RETURN(response.lsn, VisibleLsn(txn, *container));
-  response.owner_path = container->OwnerPath();
-  response.owner_rid = container->container_rid;
+  COSMOS_ASSIGN_OR_RETURN(response.lsn, VisibleLsn(step.txn, container));
+  response.owner_path = container.OwnerPath();
+  response.owner_rid = container.container_rid;
   return response;
 }
 
 Result<ResourceResponse> Items::Delete(const ItemKey& key, const Preconditions& preconditions) {
   COSMOS_ASSIGN_OR_RETURN(auto txn, context_.store().BeginWrite());
   COSMOS_ASSIGN_OR_RETURN(auto container, context_.FindContainer(txn, key.container, /*as_owner=*/true));
+  Step step{txn, *container};
+  COSMOS_ASSIGN_OR_RETURN(auto response, DeleteIn(step, key, preconditions));
+  return Finish(step, std::move(response));
+}
+
+Result<ResourceResponse> Items::DeleteIn(Step& step, const ItemKey& key, const Preconditions& preconditions) {
+  storage::Transaction& txn = step.txn;
+  const ResolvedContainer* container = &step.container;
   COSMOS_ASSIGN_OR_RETURN(auto found, FindItem(txn, *container, key));
   if (!found) return Status::NotFound(kIdMissingMessage);
   COSMOS_RETURN_IF_ERROR(CheckIfMatch(preconditions, found->etag));
-  std::vector<int64_t> range_ids = RangeOfKey(*container, found->partition_key);
-  COSMOS_RETURN_IF_ERROR(admission_.Admit(*container, range_ids));
+  step.range_ids = RangeOfKey(*container, found->partition_key);
+  if (step.admit) COSMOS_RETURN_IF_ERROR(admission_.Admit(*container, step.range_ids));
   COSMOS_ASSIGN_OR_RETURN(int64_t lsn, txn.NextLsn(container->container.seq));
   container->lsn = std::max(container->lsn, lsn);
   std::vector<storage::IndexEntry> index_entries = IndexEntriesOf(container->indexing, found->body);
@@ -340,10 +374,8 @@ Result<ResourceResponse> Items::Delete(const ItemKey& key, const Preconditions& 
     COSMOS_RETURN_IF_ERROR(txn.AppendChange(container->container.seq, lsn, found->partition_key, ChangeLogText(entry),
                                             entry.crts + container->change_log_retention_s));
   }
-  COSMOS_RETURN_IF_ERROR(txn.Commit());
   ResourceResponse response;
   response.request_charge = DeleteCharge(found->body.size(), static_cast<int64_t>(index_entries.size()));
-  admission_.Charge(*container, range_ids, response.request_charge);
   response.lsn = lsn;
   response.owner_path = container->OwnerPath();
   response.owner_rid = container->container_rid;

@@ -15,10 +15,13 @@
 #include "common/result.h"
 #include "engine/admission/admission.h"
 #include "engine/api.h"
+#include "engine/items/patch.h"
 #include "engine/shared/account_context.h"
 #include "query/query_cache.h"
 
 namespace cosmos::engine {
+
+struct BatchOperation;  // one parsed operation of a batch request (batch.cc)
 
 class Items {
  public:
@@ -48,12 +51,45 @@ class Items {
   // kBadRequest without a partition key; kNotFound when the container is missing.
   Result<ResourceResponse> DeletePartition(const ContainerAddress& container,
                                            const std::optional<std::string>& partition_key_header);
+  // A transactional batch (atomic: all operations in the header's logical partition, in one
+  // transaction, applied together or not at all) or a bulk request (each operation on its own).
+  // kBadRequest for a body that is not an array of valid operations, more than 100 operations or
+  // a second logical partition in an atomic batch; kRequestEntityTooLarge past 2 MB. Otherwise
+  // the result of every operation (the failure of one is not the failure of the request).
+  Result<BatchResponse> Batch(const BatchRequest& request);
   // One page of the container's documents in (partition key, id) order, or of one partition's.
   Result<FeedResponse> ReadFeed(const ContainerAddress& container, const FeedOptions& options);
 
  private:
   enum class WriteMode { kCreate, kUpsert, kReplace };
   Result<ResourceResponse> Write(const ItemWrite& write, WriteMode mode, const ResourceName* replace_id);
+
+  // An item operation inside a transaction opened by someone else, who commits it: the point
+  // operation's own, or a transactional batch's. The *In steps check and change but neither commit
+  // nor charge; `range_ids` receives the physical partitions the operation reached. A batch
+  // admits the whole request once, so its steps do not (`admit` false).
+  struct Step {
+    Step(storage::Transaction& txn, const ResolvedContainer& container, bool admit = true)
+        : txn(txn), container(container), admit(admit) {}
+    storage::Transaction& txn;
+    const ResolvedContainer& container;
+    bool admit;
+    std::vector<int64_t> range_ids;
+  };
+  Result<ResourceResponse> WriteIn(Step& step, const ItemWrite& write, ParsedItem& parsed, WriteMode mode,
+                                   const ResourceName* replace_id);
+  Result<ResourceResponse> PatchIn(Step& step, const ItemKey& key, const PatchRequest& patch,
+                                   const Preconditions& preconditions);
+  Result<ResourceResponse> ReadIn(Step& step, const ItemKey& key, const Preconditions& preconditions,
+                                  ConsistencyLevel consistency);
+  Result<ResourceResponse> DeleteIn(Step& step, const ItemKey& key, const Preconditions& preconditions);
+  Result<BatchResponse> RunAtomic(const BatchRequest& request, const std::vector<BatchOperation>& operations);
+  Result<BatchResponse> RunBulk(const BatchRequest& request, const std::vector<BatchOperation>& operations);
+  // One operation of a batch: inside `step` (an atomic batch), or alone when `step` is null (bulk).
+  Result<ResourceResponse> RunOperation(Step* step, const ContainerAddress& address, const BatchOperation& operation,
+                                        const std::optional<std::string>& partition_key);
+  // Commits a point operation's step and charges it.
+  Result<ResourceResponse> Finish(Step& step, ResourceResponse response);
 
   // A write whose checks have passed: the document (`body` is its client text, usable as is when
   // `compact`), where it goes, and the version it replaces (none: a create).
@@ -63,11 +99,10 @@ class Items {
     bool compact = false;
     std::string id;
     std::string partition_key;  // storage key
-    std::vector<int64_t> range_ids;
     std::optional<storage::DocumentRecord> existing;
   };
-  // Stores a checked write inside `txn` with its index, unique-key and change-log entries,
-  // commits, and prices it.
+  // Stores a checked write inside `txn` with its index, unique-key and change-log entries, and
+  // prices it.
   Result<ResourceResponse> Store(storage::Transaction& txn, const ResolvedContainer& container, CheckedWrite& write);
 
   AccountContext& context_;
