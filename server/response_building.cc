@@ -111,7 +111,9 @@ HttpResponse PlainText(int status, std::string content_type, std::string body) {
 }
 
 HttpResponse FromBatch(engine::BatchResponse batch, bool minimal) {
-  Json results = Json::array();
+  // The array is assembled as text: the resource bodies go in as the engine wrote them, not parsed
+  // and serialized again.
+  std::string results = "[";
   bool all_applied = true;
   for (engine::BatchOperationResult& result : batch.results) {
     Json entry = Json::object();
@@ -130,12 +132,19 @@ HttpResponse FromBatch(engine::BatchResponse batch, bool minimal) {
     all_applied &= result.status.ok() && !result.not_attempted;
     entry["requestCharge"] = result.response.request_charge;
     if (!result.response.etag.empty()) entry["eTag"] = result.response.etag;
-    if (!minimal && !result.response.body.empty()) entry["resourceBody"] = Json::parse(result.response.body);
-    results.push_back(std::move(entry));
+    if (results.size() > 1) results += ',';
+    results += entry.dump();
+    if (!minimal && !result.response.body.empty()) {
+      results.pop_back();  // the entry's closing brace
+      results += ",\"resourceBody\":";
+      results += result.response.body;
+      results += '}';
+    }
   }
+  results += ']';
   HttpResponse response;
   response.status = all_applied ? 200 : 207;
-  response.body = results.dump();
+  response.body = std::move(results);
   response.AddHeader(headers::kRequestCharge, FormatCharge(batch.request_charge));
   AddResourceHeaders(response, "", batch.owner_path, batch.owner_rid);
   AddLsnHeaders(response, batch.lsn);

@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "common/json_parse.h"
+#include "engine/items/item_keys.h"
 #include "engine/partitioning/partitioning.h"
 #include "engine/shared/request_bodies.h"
 
@@ -74,14 +75,16 @@ Result<BatchOperation> ParseOperation(const Json& entry, size_t index) {
   return operation;
 }
 
-// A document of a batch operation as a point write would have it after ParseItem.
-Result<ParsedItem> ParsedDocument(Json body) {
+// A document of a batch operation as a point write would have it after ParseItem; `text` receives
+// its compact serialization, which the write stores (extended in place) rather than serializing again.
+Result<ParsedItem> ParsedDocument(Json body, std::string& text) {
   if (!body.is_object()) return Status::BadRequest("The document must be a JSON object.");
-  std::string text = body.dump();
+  text = body.dump();
   if (text.size() > kMaxDocumentBytes) return Status::RequestEntityTooLarge("Request size is too large");
   COSMOS_RETURN_IF_ERROR(CheckNesting(text, "document"));
   COSMOS_RETURN_IF_ERROR(ValidateItemId(body));
   ParsedItem parsed;
+  parsed.compact = true;
   parsed.id = body["id"].get<std::string>();
   parsed.document = std::move(body);
   return parsed;
@@ -133,12 +136,12 @@ Result<ResourceResponse> Items::RunOperation(Step* step, const ContainerAddress&
   }
   if (operation.type == OperationType::kPatch) {
     COSMOS_ASSIGN_OR_RETURN(PatchRequest patch, ParsePatch(operation.body));
-    if (step != nullptr) return PatchIn(*step, key, patch, operation.preconditions);
-    std::string text = operation.body.dump();
-    return Patch(key, text, operation.preconditions);
+    return step != nullptr ? PatchIn(*step, key, patch, operation.preconditions)
+                           : Patch(key, patch, operation.preconditions);
   }
-  COSMOS_ASSIGN_OR_RETURN(ParsedItem item, ParsedDocument(operation.body));
-  ItemWrite write{address, partition_key, std::string_view(), operation.preconditions, &item};
+  std::string text;
+  COSMOS_ASSIGN_OR_RETURN(ParsedItem item, ParsedDocument(operation.body, text));
+  ItemWrite write{address, partition_key, text, operation.preconditions, &item};
   WriteMode mode = operation.type == OperationType::kCreate   ? WriteMode::kCreate
                    : operation.type == OperationType::kUpsert ? WriteMode::kUpsert
                                                               : WriteMode::kReplace;
@@ -151,12 +154,7 @@ Result<ResourceResponse> Items::RunOperation(Step* step, const ContainerAddress&
 Result<BatchResponse> Items::RunAtomic(const BatchRequest& request, const std::vector<BatchOperation>& operations) {
   COSMOS_ASSIGN_OR_RETURN(auto txn, context_.store().BeginWrite());
   COSMOS_ASSIGN_OR_RETURN(auto container, context_.FindContainer(txn, request.container, /*as_owner=*/true));
-  if (!request.partition_key_header || request.partition_key_header->empty()) {
-    return Status::BadRequest("A transactional batch needs the partition key of its logical partition "
-                              "(x-ms-documentdb-partitionkey).");
-  }
-  COSMOS_ASSIGN_OR_RETURN(auto header_key, PartitionKeyValue::FromHeader(container->partition_key,
-                                                                         *request.partition_key_header));
+  COSMOS_ASSIGN_OR_RETURN(auto header_key, HeaderPartitionKey(*container, request.partition_key_header));
   const std::string storage_key = StoragePartitionKey(container->partition_key, header_key);
   for (size_t index = 0; index < operations.size(); ++index) {
     const std::optional<std::string>& own = operations[index].partition_key;
@@ -167,9 +165,7 @@ Result<BatchResponse> Items::RunAtomic(const BatchRequest& request, const std::v
                                      "in one logical partition.");
     }
   }
-  const RoutingMap::Range* range =
-      container->routing.RangeOf(std::string_view(storage_key).substr(0, storage_key.find(' ')));
-  std::vector<int64_t> range_ids = range ? std::vector<int64_t>{range->id} : std::vector<int64_t>{};
+  std::vector<int64_t> range_ids = RangeOfKey(*container, storage_key);
   COSMOS_RETURN_IF_ERROR(admission_.Admit(*container, range_ids));
 
   BatchResponse response;

@@ -15,6 +15,10 @@ bool IsDocumentSystemProperty(std::string_view name) {
   return false;
 }
 
+void EraseSystemProperties(Json& document) {
+  for (const char* name : kDocumentSystemProperties) document.erase(name);
+}
+
 std::string DocumentText(std::string_view body, bool compact, Json& document,
                          const SystemProperties& system) {
   bool has_system_property = false;
@@ -28,7 +32,7 @@ std::string DocumentText(std::string_view body, bool compact, Json& document,
             std::to_string(system.ts) + "}";
     return text;
   }
-  for (const char* name : kDocumentSystemProperties) document.erase(name);
+  EraseSystemProperties(document);
   document["_rid"] = system.rid;
   document["_self"] = system.self;
   document["_etag"] = system.etag;

@@ -21,6 +21,9 @@ struct SystemProperties {
 // Whether `name` is one of the properties the service owns on every document.
 bool IsDocumentSystemProperty(std::string_view name);
 
+// Removes the system properties from a document (a stored one being patched).
+void EraseSystemProperties(Json& document);
+
 // `body` is the client's text and `document` its parse. A compact body (no whitespace outside
 // strings) without system properties of its own is extended in place; anything else is
 // re-serialized from `document`, which then holds the system properties too.

@@ -7,6 +7,7 @@
 #include "engine/change_feed/change_log.h"
 #include "engine/indexing/document_index.h"
 #include "engine/items/document_text.h"
+#include "engine/items/item_keys.h"
 #include "engine/items/patch.h"
 #include "engine/items/time_to_live.h"
 #include "engine/partitioning/partitioning.h"
@@ -30,13 +31,6 @@ constexpr char kPartitionKeyMissingMessage[] =
     "The partition key supplied in x-ms-partitionkey header has fewer components than defined in "
     "the the collection.";
 constexpr char kUniqueKeyMessage[] = "Unique index constraint violation.";
-
-// The partition key a point operation names in its header. Required on every item operation.
-Result<PartitionKeyValue> HeaderPartitionKey(const ResolvedContainer& container,
-                                             const std::optional<std::string>& header) {
-  if (!header || header->empty()) return Status::BadRequest(kPartitionKeyMissingMessage);
-  return PartitionKeyValue::FromHeader(container.partition_key, *header);
-}
 
 Result<std::optional<DocumentRecord>> FindItem(Transaction& txn, const ResolvedContainer& container,
                                                const ItemKey& key) {
@@ -97,13 +91,19 @@ Status CheckPatchTargets(const ResolvedContainer& container, const std::vector<P
   return Status();
 }
 
-// The physical partition holding a storage key ("<EPK> <partition key>"), as a list for Admit.
+
+}  // namespace
+
+Result<PartitionKeyValue> HeaderPartitionKey(const ResolvedContainer& container,
+                                             const std::optional<std::string>& header) {
+  if (!header || header->empty()) return Status::BadRequest(kPartitionKeyMissingMessage);
+  return PartitionKeyValue::FromHeader(container.partition_key, *header);
+}
+
 std::vector<int64_t> RangeOfKey(const ResolvedContainer& container, const std::string& storage_key) {
   const RoutingMap::Range* range = container.routing.RangeOf(std::string_view(storage_key).substr(0, storage_key.find(' ')));
   return range ? std::vector<int64_t>{range->id} : std::vector<int64_t>{};
 }
-
-}  // namespace
 
 Items::Items(AccountContext& context, Admission& admission) : context_(context), admission_(admission) {}
 
@@ -132,6 +132,10 @@ Result<ResourceResponse> Items::Replace(const ItemWrite& write, const ResourceNa
 
 Result<ResourceResponse> Items::Patch(const ItemKey& key, std::string_view body, const Preconditions& preconditions) {
   COSMOS_ASSIGN_OR_RETURN(PatchRequest patch, ParsePatch(body));
+  return Patch(key, patch, preconditions);
+}
+
+Result<ResourceResponse> Items::Patch(const ItemKey& key, const PatchRequest& patch, const Preconditions& preconditions) {
   // Not isolated, as Write: every refusal comes before the first change but a unique key's.
   COSMOS_ASSIGN_OR_RETURN(auto txn, context_.store().BeginWrite(/*isolated=*/false));
   COSMOS_ASSIGN_OR_RETURN(auto container, context_.FindContainer(txn, key.container, /*as_owner=*/true));
@@ -157,14 +161,15 @@ Result<ResourceResponse> Items::PatchIn(Step& step, const ItemKey& key, const Pa
     if (!holds) return Status::PreconditionFailed(kPreconditionMessage);
   }
   COSMOS_RETURN_IF_ERROR(ApplyPatch(patch.operations, document));
-  // The result is checked as a replace's document would be.
+  // The result is checked as a replace's document would be, and stored from this one text: without
+  // system properties it is compact, so Store appends the new ones instead of serializing again.
+  EraseSystemProperties(document);
   std::string text = document.dump();
   if (text.size() > kMaxDocumentBytes) return Status::RequestEntityTooLarge("Request size is too large");
   COSMOS_RETURN_IF_ERROR(CheckNesting(text, "patched document"));
   std::string id = found->id;
   std::string partition_key = found->partition_key;
-  CheckedWrite checked{document, std::string_view(), /*compact=*/false, std::move(id), std::move(partition_key),
-                       std::move(found)};
+  CheckedWrite checked{document, text, /*compact=*/true, std::move(id), std::move(partition_key), std::move(found)};
   return Store(step.txn, container, checked);
 }
 

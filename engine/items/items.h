@@ -43,6 +43,8 @@ class Items {
   // change the id, the partition key or a system property; kPreconditionFailed when If-Match is
   // stale or the patch's condition does not hold; kNotFound for a missing item.
   Result<ResourceResponse> Patch(const ItemKey& key, std::string_view body, const Preconditions& preconditions);
+  // The same with the patch parsed already (a bulk request's operation).
+  Result<ResourceResponse> Patch(const ItemKey& key, const PatchRequest& patch, const Preconditions& preconditions);
   Result<ResourceResponse> Read(const ItemKey& key, const Preconditions& preconditions);
   Result<ResourceResponse> Delete(const ItemKey& key, const Preconditions& preconditions);
   // Deletes every document of one logical partition, or of every partition below a hierarchical

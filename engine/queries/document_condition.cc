@@ -14,7 +14,8 @@ class SingleDocument : public query::DocumentSource {
   Result<bool> Next(query::SourceDocument& doc) override {
     if (done_) return false;
     done_ = true;
-    doc.json = std::make_shared<const Json>(document_);
+    // Borrowed, not copied: the page runs and ends within DocumentMatches, while `document_` lives.
+    doc.json = std::shared_ptr<const Json>(std::shared_ptr<const Json>(), &document_);
     doc.position = 0;
     return true;
   }

@@ -53,21 +53,19 @@ bool HasForbiddenIdCharacter(const std::string& id) {
   return id.find_first_of("/\\?#") != std::string::npos;
 }
 
-}  // namespace
-
-Status CheckNesting(std::string_view text, const char* what) {
-  if (ShapeOf(text).depth > kMaxNestingDepth) {
-    return Status::BadRequest(std::string("The ") + what + " nests deeper than 128 levels.");
-  }
+Status CheckDepth(int depth, const char* what) {
+  if (depth > kMaxNestingDepth) return Status::BadRequest(std::string("The ") + what + " nests deeper than 128 levels.");
   return Status();
 }
+
+}  // namespace
+
+Status CheckNesting(std::string_view text, const char* what) { return CheckDepth(ShapeOf(text).depth, what); }
 
 Result<Json> ParseObject(std::string_view body, const char* what, bool* compact) {
   TextShape shape = ShapeOf(body);
   if (compact) *compact = shape.compact;
-  if (shape.depth > kMaxNestingDepth) {
-    return Status::BadRequest(std::string("The ") + what + " nests deeper than 128 levels.");
-  }
+  COSMOS_RETURN_IF_ERROR(CheckDepth(shape.depth, what));
   Json parsed = ParseJson(body);
   if (parsed.is_discarded()) {
     return Status::BadRequest(std::string("The ") + what + " is not valid JSON.");
