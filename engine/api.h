@@ -36,6 +36,7 @@ struct ResourceResponse {
   bool created = false;      // upsert inserted rather than replaced
   bool not_modified = false; // If-None-Match matched: answer 304 without a body
   int64_t lsn = 0;           // container LSN after the operation (item operations)
+  std::optional<int64_t> range_id;  // item operations: the physical partition that served it
   std::string owner_path;    // name-based path of the parent, e.g. "dbs/db/colls/c"
   std::string owner_rid;     // _rid of the parent
   // x-ms-resource-quota / x-ms-resource-usage, when x-ms-documentdb-populatequotainfo asked.
@@ -56,6 +57,9 @@ struct FeedResponse {
   int64_t lsn = 0;
   std::string owner_path;
   std::string owner_rid;
+  // Document feeds: the physical partitions the page read (the session token names each; the
+  // x-ms-documentdb-partitionkeyrangeid header names the one when there is one).
+  std::vector<int64_t> range_ids;
 };
 
 // Optimistic concurrency and conditional reads.
@@ -117,7 +121,6 @@ struct ChangeFeedRequest {
 struct ChangeFeedResponse : FeedResponse {
   std::string etag;           // where the next read continues (the LSN reached, quoted)
   bool not_modified = false;  // nothing new: answer 304
-  std::optional<int64_t> served_range_id;
 };
 
 // A query on the documents of a container (POST .../docs with x-ms-documentdb-isquery).
@@ -148,7 +151,6 @@ struct QueryFanOut {
 struct QueryResponse : FeedResponse {
   std::string query_metrics;  // x-ms-documentdb-query-metrics, when requested
   QueryFanOut fan_out;
-  std::optional<int64_t> served_range_id;  // the range a per-range request named
 };
 
 // A query plan (x-ms-cosmos-is-query-plan-request) and the physical partitions it reaches.
@@ -194,6 +196,7 @@ struct BatchResponse {
   std::vector<BatchOperationResult> results;  // one per operation, in order
   double request_charge = 0;
   int64_t lsn = 0;
+  std::optional<int64_t> range_id;  // the physical partition that served every operation
   std::string owner_path;
   std::string owner_rid;
 };

@@ -18,12 +18,27 @@ void AddResourceHeaders(HttpResponse& response, const std::string& etag, const s
   if (!owner_path.empty()) response.AddHeader(headers::kAltContentPath, owner_path);
 }
 
-// Session consistency bookkeeping: the SDKs echo the token on later reads.
-void AddLsnHeaders(HttpResponse& response, int64_t lsn) {
+// Session consistency bookkeeping: the SDKs echo the token on later reads. The token names each
+// physical partition the response came from ("{rangeId}:{version}#{lsn}", comma-separated), so that
+// an SDK keeps one per range; the LSN is the container's, which every range shares. The range that
+// served the request, when there is one, is also x-ms-documentdb-partitionkeyrangeid.
+void AddLsnHeaders(HttpResponse& response, int64_t lsn, const std::vector<int64_t>& range_ids) {
   std::string text = std::to_string(lsn);
-  response.AddHeader(headers::kSessionToken, "0:-1#" + text);
+  std::string token;
+  for (int64_t id : range_ids) {
+    if (!token.empty()) token += ',';
+    token += std::to_string(id) + ":-1#" + text;
+  }
+  if (token.empty()) token = "0:-1#" + text;
+  response.AddHeader(headers::kSessionToken, token);
   response.AddHeader(headers::kLsn, text);
   response.AddHeader(headers::kGlobalCommittedLsn, text);
+  if (range_ids.size() == 1) response.AddHeader(headers::kPartitionKeyRangeId, std::to_string(range_ids.front()));
+}
+
+std::vector<int64_t> RangesOf(const std::optional<int64_t>& range_id) {
+  if (!range_id) return {};
+  return {*range_id};
 }
 
 std::string JoinIds(const std::vector<int64_t>& ids) {
@@ -49,7 +64,7 @@ HttpResponse FromResource(engine::ResourceResponse resource, int status, bool wi
   response.body = std::move(resource.body);
   response.AddHeader(headers::kRequestCharge, FormatCharge(resource.request_charge));
   AddResourceHeaders(response, resource.etag, resource.owner_path, resource.owner_rid);
-  if (with_lsn) AddLsnHeaders(response, resource.lsn);
+  if (with_lsn) AddLsnHeaders(response, resource.lsn, RangesOf(resource.range_id));
   return response;
 }
 
@@ -60,17 +75,15 @@ HttpResponse FromFeed(engine::FeedResponse feed, bool with_lsn) {
   response.AddHeader(headers::kItemCount, std::to_string(feed.count));
   if (feed.continuation) response.AddHeader(headers::kContinuation, *feed.continuation);
   AddResourceHeaders(response, "", feed.owner_path, feed.owner_rid);
-  if (with_lsn) AddLsnHeaders(response, feed.lsn);
+  if (with_lsn) AddLsnHeaders(response, feed.lsn, feed.range_ids);
   return response;
 }
 
 HttpResponse FromQuery(engine::QueryResponse page, bool with_lsn) {
   std::string metrics = std::move(page.query_metrics);
   engine::QueryFanOut fan_out = std::move(page.fan_out);
-  std::optional<int64_t> served_range = page.served_range_id;
   HttpResponse response = FromFeed(std::move(page), with_lsn);
   if (!metrics.empty()) response.AddHeader(headers::kQueryMetrics, metrics);
-  if (served_range) response.AddHeader(headers::kPartitionKeyRangeId, std::to_string(*served_range));
   response.AddHeader(headers::kCosmolitePartitionCount, std::to_string(fan_out.range_ids.size()));
   response.AddHeader(headers::kCosmolitePartitionIds, JoinIds(fan_out.range_ids));
   response.AddHeader(headers::kCosmoliteDocumentsScanned, std::to_string(fan_out.documents_scanned));
@@ -147,7 +160,7 @@ HttpResponse FromBatch(engine::BatchResponse batch, bool minimal) {
   response.body = std::move(results);
   response.AddHeader(headers::kRequestCharge, FormatCharge(batch.request_charge));
   AddResourceHeaders(response, "", batch.owner_path, batch.owner_rid);
-  AddLsnHeaders(response, batch.lsn);
+  AddLsnHeaders(response, batch.lsn, RangesOf(batch.range_id));
   return response;
 }
 

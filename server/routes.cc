@@ -237,10 +237,8 @@ Result<HttpResponse> ReadChangeFeed(const RouteCall& call) {
   COSMOS_ASSIGN_OR_RETURN(auto page, call.account.ReadChangeFeed(feed));
   std::string etag = page.etag;
   bool not_modified = page.not_modified;
-  std::optional<int64_t> served_range = page.served_range_id;
   HttpResponse response = FromFeed(std::move(page), true);
   response.AddHeader(headers::kEtag, etag);
-  if (served_range) response.AddHeader(headers::kPartitionKeyRangeId, std::to_string(*served_range));
   if (not_modified) {
     response.status = 304;
     response.body.clear();

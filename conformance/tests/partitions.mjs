@@ -219,6 +219,52 @@ export default [
     },
   },
   {
+    name: "a filter that pins one partition key is single-partition: served without the cross-partition header, ORDER BY and aggregates included",
+    async run(ctx) {
+      const { database, container } = await ctx.container();
+      await seed(container, 12);
+      const noConsent = { "x-ms-documentdb-query-enablecrosspartition": undefined };
+      const ordered = await rawQuery(ctx, database, container,
+        { query: "SELECT VALUE c.n FROM c WHERE c.pk = @pk ORDER BY c.n DESC", parameters: [{ name: "@pk", value: "p3" }] },
+        noConsent);
+      a.eq(ordered.status, 200, `pinned ORDER BY: ${ordered.text}`);
+      a.deepEq(ordered.json.Documents, [3], "rows");
+      const rangeId = a.header(ordered.headers, "x-ms-documentdb-partitionkeyrangeid");
+      a.match(rangeId, /^\d+$/, "the serving range is named");
+      a.match(a.header(ordered.headers, "x-ms-session-token"), new RegExp(`^${rangeId}:-1#\\d+$`), "the session token names it");
+      const counted = await rawQuery(ctx, database, container, "SELECT VALUE COUNT(1) FROM c WHERE c.pk = 'p3'", noConsent);
+      a.eq(counted.status, 200, `pinned COUNT: ${counted.text}`);
+      a.deepEq(counted.json.Documents, [1], "count");
+
+      // Two keys, or none, is cross-partition even when one physical partition holds everything.
+      for (const query of ["SELECT * FROM c WHERE c.pk IN ('p1', 'p2')", "SELECT * FROM c"]) {
+        const refused = await rawQuery(ctx, database, container, query, noConsent);
+        a.rawError(refused, 400, `${query} without consent`);
+        a.match(refused.json.message, /Cross partition query is required but disabled/, "message");
+      }
+    },
+  },
+  {
+    name: "point operations name the physical partition that served them in x-ms-documentdb-partitionkeyrangeid and the session token",
+    async run(ctx) {
+      const { database, container } = await ctx.container();
+      await seed(container, 8);
+      const ranges = (await readRanges(ctx, database, container)).json.PartitionKeyRanges;
+      const seen = new Set();
+      for (let i = 0; i < 8; i++) {
+        const read = await container.item(`d${i}`, `p${i}`).read();
+        const rangeId = a.header(read.headers, "x-ms-documentdb-partitionkeyrangeid");
+        a.ok(ranges.some((range) => range.id === rangeId), `range ${rangeId} is one of the container's`);
+        a.match(a.header(read.headers, "x-ms-session-token"), new RegExp(`^${rangeId}:-1#\\d+$`), "session token");
+        const byRange = await rawQuery(ctx, database, container, `SELECT VALUE c.id FROM c WHERE c.id = 'd${i}'`,
+          { "x-ms-documentdb-partitionkeyrangeid": rangeId });
+        a.deepEq(byRange.json.Documents, [`d${i}`], "that range holds the document");
+        seen.add(rangeId);
+      }
+      if (expectedRanges(ctx) > 1) a.ok(seen.size > 1, "documents of several ranges");
+    },
+  },
+  {
     name: "GET /_cosmolite/queries sums a query's charge over every range and page, with its fan-out",
     requires: ["managed"],
     async run(ctx) {

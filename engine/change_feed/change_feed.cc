@@ -26,7 +26,7 @@ ChangeFeedResponse ChangeFeedPage(const ResolvedContainer& container, int64_t co
   response.lsn = container_lsn;
   response.owner_path = container.OwnerPath();
   response.owner_rid = container.container_rid;
-  if (scope.by_range_id && !scope.range_ids.empty()) response.served_range_id = scope.range_ids.front();
+  response.range_ids = scope.range_ids;
   return response;
 }
 

@@ -201,6 +201,7 @@ Result<BatchResponse> Items::RunAtomic(const BatchRequest& request, const std::v
   if (response.lsn == 0) {
     COSMOS_ASSIGN_OR_RETURN(response.lsn, VisibleLsn(txn, *container));
   }
+  if (range_ids.size() == 1) response.range_id = range_ids.front();
   response.owner_path = container->OwnerPath();
   response.owner_rid = container->container_rid;
   return response;
@@ -213,6 +214,7 @@ Result<BatchResponse> Items::RunBulk(const BatchRequest& request, const std::vec
   BatchResponse response;
   response.results.resize(operations.size());
   bool stopped = false;
+  bool one_range = true;
   for (size_t index = 0; index < operations.size(); ++index) {
     BatchOperationResult& result = response.results[index];
     if (stopped) {
@@ -235,8 +237,11 @@ Result<BatchResponse> Items::RunBulk(const BatchRequest& request, const std::vec
     response.lsn = std::max(response.lsn, done->lsn);
     response.owner_path = done->owner_path;
     response.owner_rid = done->owner_rid;
+    if (!response.range_id) response.range_id = done->range_id;
+    one_range &= response.range_id == done->range_id;
     result.response = std::move(*done);
   }
+  if (!one_range) response.range_id.reset();
   return response;
 }
 

@@ -176,6 +176,7 @@ Result<ResourceResponse> Items::PatchIn(Step& step, const ItemKey& key, const Pa
 Result<ResourceResponse> Items::Finish(Step& step, ResourceResponse response) {
   COSMOS_RETURN_IF_ERROR(step.txn.Commit());
   admission_.Charge(step.container, step.range_ids, response.request_charge);
+  if (step.range_ids.size() == 1) response.range_id = step.range_ids.front();
   return response;
 }
 
@@ -330,6 +331,7 @@ Result<ResourceResponse> Items::Read(const ItemKey& key, const Preconditions& pr
   Step step{txn, *container};
   COSMOS_ASSIGN_OR_RETURN(auto response, ReadIn(step, key, preconditions, consistency));
   admission_.Charge(*container, step.range_ids, response.request_charge);
+  if (step.range_ids.size() == 1) response.range_id = step.range_ids.front();
   return response;
 }
 
@@ -480,6 +482,7 @@ Result<FeedResponse> Items::ReadFeed(const ContainerAddress& address, const Feed
   COSMOS_ASSIGN_OR_RETURN(response.lsn, VisibleLsn(txn, *container));
   response.owner_path = container->OwnerPath();
   response.owner_rid = container->container_rid;
+  response.range_ids = scope.range_ids;
   return response;
 }
 

@@ -186,24 +186,30 @@ Result<QueryResponse> Queries::QueryItems(const QueryRequest& request) {
   COSMOS_ASSIGN_OR_RETURN(auto scope, ResolveScope(container->partition_key, container->routing,
                                                    {request.partition_key_header, request.partition_key_range_id,
                                                     request.start_epk, request.end_epk}));
-  // A query with neither a partition key nor a range on a container of several physical
-  // partitions is cross-partition: the gateway serves it only when the pages of each partition
-  // can simply follow one another; anything else goes back to the SDK with the query plan.
-  if (!scope.by_partition_key && !scope.by_range_id && container->routing.online_count() > 1) {
-    if (!request.enable_cross_partition) return Status::BadRequest(kCrossPartitionDisabledMessage);
-    COSMOS_ASSIGN_OR_RETURN(auto plan, ContainerQueryPlan(*container, *prepared, body.parameters, std::nullopt));
-    if (NeedsClientPipeline(plan["queryInfo"]) && !HasWholeContainerSubquery(*prepared)) {
-      return Status::QueryNeedsClientPlan(kNeedsClientPlanMessage, plan.dump());
-    }
-  }
-
+  // A filter that pins the partition key reads only those logical partitions.
   std::vector<storage::DocumentScope> scopes = {scope.documents};
+  bool one_logical_partition = scope.by_partition_key;
   if (!scope.by_partition_key) {
     std::vector<int64_t> pinned_ranges;
     if (auto pinned = PinnedPartitions(*container, *prepared, body.parameters, scope.documents, pinned_ranges)) {
       scopes = std::move(*pinned);
       scope.range_ids = std::move(pinned_ranges);
       scope.by_partition_key = true;
+      one_logical_partition = scopes.size() == 1 && scopes.front().partition_key.has_value();
+    }
+  }
+  // A query that may reach more than one logical partition, named by neither a partition key (the
+  // header or a filter that pins one full key) nor a range, is cross-partition, however many
+  // physical partitions the container has: the service serves it only with the SDK's consent, and
+  // only when the pages of each partition can simply follow one another; anything else goes back
+  // to the SDK with the query plan.
+  if (!one_logical_partition && !scope.by_range_id) {
+    if (!request.enable_cross_partition) return Status::BadRequest(kCrossPartitionDisabledMessage);
+    if (container->routing.online_count() > 1) {
+      COSMOS_ASSIGN_OR_RETURN(auto plan, ContainerQueryPlan(*container, *prepared, body.parameters, std::nullopt));
+      if (NeedsClientPipeline(plan["queryInfo"]) && !HasWholeContainerSubquery(*prepared)) {
+        return Status::QueryNeedsClientPlan(kNeedsClientPlanMessage, plan.dump());
+      }
     }
   }
   COSMOS_RETURN_IF_ERROR(admission_.Admit(*container, scope.range_ids));
@@ -243,7 +249,7 @@ Result<QueryResponse> Queries::QueryItems(const QueryRequest& request) {
   response.fan_out.by_partition_key = scope.by_partition_key;
   response.fan_out.documents_scanned = static_cast<int64_t>(page.stats.documents_loaded);
   response.fan_out.documents_returned = static_cast<int64_t>(page.rows.size());
-  if (scope.by_range_id && !scope.range_ids.empty()) response.served_range_id = scope.range_ids.front();
+  response.range_ids = scope.range_ids;
   FillQueryResponse(response, page, request, consistency, started, index_entries_read);
   admission_.Charge(*container, scope.range_ids, response.request_charge);
   QueryLogEntry entry = LogEntryOf(request, *container, body.text, scope.range_ids, scope.by_partition_key);
