@@ -26,10 +26,14 @@ build-all: configure
 run: build
 	./$(BUILD_DIR)/cosmolite $(ARGS)
 
+# The SDKs of the conformance suites: npm, PyPI (a venv), Maven Central (~/.m2), the Go module proxy.
 conformance-deps:
 	@cd conformance && npm ci --no-audit --no-fund --loglevel=error
+	@bash conformance/python/install.sh
+	@bash conformance/java/install.sh
+	@bash conformance/go/install.sh
 
-# Unit tests, then the SDK conformance suite against the freshly built binary.
+# Unit tests, then the SDK conformance suites (JavaScript, Python, Java, Go) against the freshly built binary.
 test: build-all conformance-deps
 	@cd $(BUILD_DIR) && ctest --output-on-failure -j$(JOBS)
 

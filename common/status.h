@@ -29,6 +29,7 @@ enum class ErrorCode {
   kLogicalPartitionFull,   // a write past the logical partition size cap (403/1014)
   kPartitionKeyRangeGone,  // a request names a partition key range that was split (410/1002)
   kRequestRateTooLarge,    // the partition's throughput budget is spent (429/3200); nothing changed
+  kIncorrectContainerRid,  // the container was re-created since the client resolved its name (400/1024)
   kInternal,               // a bug or an I/O failure; logged with the activity id
 };
 
@@ -50,6 +51,9 @@ class [[nodiscard]] Status {
     return {ErrorCode::kMethodNotAllowed, std::move(message)};
   }
   static Status Conflict(std::string message) { return {ErrorCode::kConflict, std::move(message)}; }
+  static Status IncorrectContainerRid(std::string message) {
+    return {ErrorCode::kIncorrectContainerRid, std::move(message)};
+  }
   static Status PreconditionFailed(std::string message) {
     return {ErrorCode::kPreconditionFailed, std::move(message)};
   }

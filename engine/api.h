@@ -26,6 +26,9 @@ struct ResourceName {
 struct ContainerAddress {
   ResourceName database;
   ResourceName container;
+  // x-ms-cosmos-intended-collection-rid: the _rid the SDK resolved the name to. A container deleted
+  // and created again under the same name has another, and the SDK must learn so (400/1024).
+  std::string intended_rid = {};
 };
 
 // What an operation on one resource returns.

@@ -29,8 +29,15 @@ if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
   missing+=(nodejs npm)
 fi
 if ! command -v python3 >/dev/null 2>&1; then
-  missing+=(python3)
+  missing+=(python3 python3-venv)
+elif ! python3 -c 'import ensurepip, venv' >/dev/null 2>&1; then
+  missing+=(python3-venv)       # the Python conformance suite's venv
 fi
+# The Java conformance suite: a JDK (17 on Debian 12) and Maven.
+if ! command -v javac >/dev/null 2>&1; then missing+=(default-jdk-headless); fi
+if ! command -v mvn >/dev/null 2>&1; then missing+=(maven); fi
+# The Go suite fetches its toolchain with curl when the machine has no Go >= 1.25 (scripts/go-toolchain.sh).
+if ! command -v curl >/dev/null 2>&1; then missing+=(curl); fi
 
 if [ ${#missing[@]} -eq 0 ]; then
   exit 0

@@ -22,6 +22,7 @@ HttpError MapError(ErrorCode code) {
     case ErrorCode::kLogicalPartitionFull: return {403, 1014, "Forbidden"};
     case ErrorCode::kPartitionKeyRangeGone: return {410, 1002, "Gone"};
     case ErrorCode::kRequestRateTooLarge: return {429, 3200, "TooManyRequests"};
+    case ErrorCode::kIncorrectContainerRid: return {400, 1024, "BadRequest"};
     case ErrorCode::kOk:  // a success is never an error answer; treat as a bug
     case ErrorCode::kInternal: return {500, 0, "InternalServerError"};
   }

@@ -13,6 +13,7 @@ inline constexpr char kIsQuery[] = "x-ms-documentdb-isquery";
 inline constexpr char kIsQueryPlanRequest[] = "x-ms-cosmos-is-query-plan-request";
 inline constexpr char kEnableCrossPartition[] = "x-ms-documentdb-query-enablecrosspartition";
 inline constexpr char kPartitionKeyRangeId[] = "x-ms-documentdb-partitionkeyrangeid";
+inline constexpr char kIntendedCollectionRid[] = "x-ms-cosmos-intended-collection-rid";
 inline constexpr char kCorrelatedActivityId[] = "x-ms-cosmos-correlated-activityid";
 inline constexpr char kStartEpk[] = "x-ms-start-epk";
 inline constexpr char kEndEpk[] = "x-ms-end-epk";

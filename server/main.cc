@@ -37,6 +37,7 @@ struct Flags {
   std::string consistency = "Session";
   bool serverless = false;
   bool rate_limit = false;
+  std::string advertise_host = "127.0.0.1";
 };
 
 int Fail(const std::string& message) {
@@ -96,6 +97,11 @@ int main(int argc, char** argv) {
                "enforce provisioned throughput: each physical partition gets its share of the container's RU/s "
                "per second, and requests beyond it get 429 with x-ms-retry-after-ms")
       ->envname("COSMOLITE_RATE_LIMIT");
+  app.add_option("--advertise-host", flags.advertise_host,
+                 "host name or address GET / advertises as the account's read and write location, with the port "
+                 "the client connected to (the official emulator advertises 127.0.0.1)")
+      ->envname("COSMOLITE_ADVERTISE_HOST")
+      ->capture_default_str();
   CLI11_PARSE(app, argc, argv);
 
   spdlog::set_level(spdlog::level::from_str(flags.log_level));
@@ -144,7 +150,8 @@ int main(int argc, char** argv) {
 
   cosmos::server::HandlerOptions handler_options;
   handler_options.certificate_pem = server_options.certificate_pem;
-  handler_options.fallback_host = flags.host + ":" + std::to_string(flags.port);
+  handler_options.advertised_host = flags.advertise_host;
+  handler_options.listen_port = flags.port;
   cosmos::server::RequestHandler handler(account, std::move(auth).value(), handler_options);
   cosmos::server::HttpServer server(server_options, handler);
   if (auto status = server.Listen(); !status.ok()) return Fail(status.message());

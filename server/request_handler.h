@@ -21,7 +21,11 @@ namespace cosmos::server {
 
 struct HandlerOptions {
   std::string certificate_pem;  // served at /_explorer/emulator.pem; empty without TLS
-  std::string fallback_host;    // host:port advertised when a request has no Host header
+  // GET / advertises the account's read and write location as {scheme}://{advertised_host}:{port}/,
+  // the port the client connected to (its Host header), else listen_port. The official emulator
+  // advertises 127.0.0.1; a container's clients may need another name (--advertise-host).
+  std::string advertised_host = "127.0.0.1";
+  unsigned short listen_port = 8081;
   // Clock for signature dates; replaceable in tests.
   std::function<int64_t()> now_seconds;
 };

@@ -26,9 +26,21 @@ Result<engine::ParsedItem*> PreparedItem(RequestContext& context) {
 
 // --- The account --------------------------------------------------------------------------
 
+// The port of a Host header ("name:port", "[v6]:port"), if it names one.
+std::optional<std::string> PortOf(const std::string& host) {
+  size_t colon = host.rfind(':');
+  if (colon == std::string::npos || host.find(']', colon) != std::string::npos || colon + 1 == host.size()) {
+    return std::nullopt;
+  }
+  return host.substr(colon + 1);
+}
+
 Result<HttpResponse> ReadAccount(const RouteCall& call) {
-  std::string host = call.request.headers.Get(headers::kHost).value_or(call.options.fallback_host);
-  std::string endpoint = (call.request.secure ? "https://" : "http://") + host + "/";
+  // As the official emulator: the SDKs send later requests to this location, and some (Go's
+  // global-endpoint tests, Python's multi-region ones) rely on its literal value.
+  std::optional<std::string> port = PortOf(call.request.headers.Get(headers::kHost).value_or(""));
+  std::string endpoint = (call.request.secure ? "https://" : "http://") + call.options.advertised_host + ":" +
+                         port.value_or(std::to_string(call.options.listen_port)) + "/";
   Json location = {{"name", "South Central US"}, {"databaseAccountEndpoint", endpoint}};
   Json query_engine = {{"maxSqlQueryInputLength", 262144},
                        {"maxJoinsPerSqlQuery", 10},
@@ -174,6 +186,13 @@ Result<HttpResponse> ReadPartitionKeyRanges(const RouteCall& call) {
   return FromRanges(std::move(ranges));
 }
 
+// The container of a request on its documents, with the _rid the SDK believes it has.
+engine::ContainerAddress DocumentsOf(const RouteCall& call) {
+  engine::ContainerAddress address = ContainerOf(call.path);
+  address.intended_rid = call.request.headers.Get(headers::kIntendedCollectionRid).value_or("");
+  return address;
+}
+
 // --- Offers (throughput) ------------------------------------------------------------------
 
 HttpResponse FromOffer(engine::ResourceResponse offer) {
@@ -210,7 +229,7 @@ Result<HttpResponse> ReadChangeFeed(const RouteCall& call) {
   COSMOS_ASSIGN_OR_RETURN(auto options, FeedOptionsOf(request));
   engine::ChangeFeedRequest feed;
   feed.all_versions_and_deletes = mode == "full-fidelity feed";
-  feed.container = ContainerOf(call.path);
+  feed.container = DocumentsOf(call);
   feed.partition_key_header = request.headers.Get(headers::kPartitionKey);
   feed.partition_key_range_id = request.headers.Get(headers::kPartitionKeyRangeId);
   feed.start_epk = request.headers.Get(headers::kStartEpk);
@@ -253,14 +272,14 @@ Result<HttpResponse> ReadItemFeed(const RouteCall& call) {
   COSMOS_ASSIGN_OR_RETURN(auto options, FeedOptionsOf(request));
   options.partition_key_header = request.headers.Get(headers::kPartitionKey);
   options.partition_key_range_id = request.headers.Get(headers::kPartitionKeyRangeId);
-  COSMOS_ASSIGN_OR_RETURN(auto feed, call.account.ReadItemFeed(ContainerOf(call.path), options));
+  COSMOS_ASSIGN_OR_RETURN(auto feed, call.account.ReadItemFeed(DocumentsOf(call), options));
   return FromFeed(std::move(feed), true);
 }
 
 // One page of results, or the SDK's query plan.
 Result<HttpResponse> QueryItems(const RouteCall& call) {
   const HttpRequest& request = call.request;
-  COSMOS_ASSIGN_OR_RETURN(auto query, QueryRequestOf(request, ContainerOf(call.path)));
+  COSMOS_ASSIGN_OR_RETURN(auto query, QueryRequestOf(request, DocumentsOf(call)));
   if (request.headers.IsTrue(headers::kIsQueryPlanRequest)) {
     COSMOS_ASSIGN_OR_RETURN(auto plan,
                             call.account.QueryPlan(query, request.headers.Get(headers::kSupportedQueryFeatures)));
@@ -273,7 +292,7 @@ Result<HttpResponse> QueryItems(const RouteCall& call) {
 // The write of the request's document, with the document as PrepareWrite parsed it.
 Result<engine::ItemWrite> ItemWriteOf(const RouteCall& call) {
   COSMOS_ASSIGN_OR_RETURN(engine::ParsedItem* parsed_item, PreparedItem(call.context));
-  return engine::ItemWrite{ContainerOf(call.path), call.request.headers.Get(headers::kPartitionKey),
+  return engine::ItemWrite{DocumentsOf(call), call.request.headers.Get(headers::kPartitionKey),
                            call.request.body, PreconditionsOf(call.request), parsed_item};
 }
 
@@ -290,7 +309,7 @@ Result<HttpResponse> CreateItem(const RouteCall& call) {
 }
 
 engine::ItemKey ItemKeyOf(const RouteCall& call) {
-  return {ContainerOf(call.path), call.request.headers.Get(headers::kPartitionKey), NameAt(call.path, 2),
+  return {DocumentsOf(call), call.request.headers.Get(headers::kPartitionKey), NameAt(call.path, 2),
           call.request.headers.Get(headers::kConsistencyLevel)};
 }
 
@@ -327,7 +346,7 @@ Result<HttpResponse> PatchItem(const RouteCall& call) {
 // (or hierarchical prefix) goes at once.
 Result<HttpResponse> DeleteAllItemsByPartitionKey(const RouteCall& call) {
   COSMOS_ASSIGN_OR_RETURN(auto deleted, call.account.DeleteAllItemsByPartitionKey(
-                                            ContainerOf(call.path), call.request.headers.Get(headers::kPartitionKey)));
+                                            DocumentsOf(call), call.request.headers.Get(headers::kPartitionKey)));
   return FromResource(std::move(deleted), 200, true);
 }
 
@@ -336,7 +355,7 @@ Result<HttpResponse> ExecuteBatch(const RouteCall& call) {
   const HttpRequest& request = call.request;
   COSMOS_RETURN_IF_ERROR(RequireJsonBody(request));
   engine::BatchRequest batch;
-  batch.container = ContainerOf(call.path);
+  batch.container = DocumentsOf(call);
   batch.body = request.body;
   batch.partition_key_header = request.headers.Get(headers::kPartitionKey);
   std::optional<std::string> atomic = request.headers.Get(headers::kIsBatchAtomic);

@@ -31,6 +31,7 @@ TEST_CASE("every error code maps to its Cosmos status and substatus", "[errors]"
       {Status::LogicalPartitionFull("m"), 403, 1014, "Forbidden"},
       {Status::PartitionKeyRangeGone("m"), 410, 1002, "Gone"},
       {Status::RequestRateTooLarge("m", 250), 429, 3200, "TooManyRequests"},
+      {Status::IncorrectContainerRid("m"), 400, 1024, "BadRequest"},
       {Status::Internal("m"), 500, 0, "InternalServerError"},
   };
   // The table covers every code but kOk; a new ErrorCode must be added here.

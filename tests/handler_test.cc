@@ -33,7 +33,6 @@ class Emulator {
     REQUIRE_OK(auth);
     cosmos::server::HandlerOptions options;
     options.now_seconds = [] { return kNow; };
-    options.fallback_host = "localhost:8081";
     handler_ = std::make_unique<RequestHandler>(*account_, std::move(auth).value(), options);
   }
 
@@ -103,13 +102,16 @@ TEST_CASE("every response carries the common Cosmos headers", "[handler]") {
   CHECK(Header(echoed, "x-ms-activity-id") == "11111111-2222-3333-4444-555555555555");
 }
 
-TEST_CASE("the account document points back at the endpoint the client used", "[handler]") {
+TEST_CASE("the account document advertises 127.0.0.1 with the port the client used, as the official emulator",
+          "[handler]") {
   Emulator emulator;
   auto response = emulator.Call("GET", "/", "", {{"host", "example.test:9999"}});
   REQUIRE(response.status == 200);
   Json account = Json::parse(response.body);
-  CHECK(account["writableLocations"][0]["databaseAccountEndpoint"] == "http://example.test:9999/");
-  CHECK(account["readableLocations"][0]["databaseAccountEndpoint"] == "http://example.test:9999/");
+  CHECK(account["writableLocations"][0]["databaseAccountEndpoint"] == "http://127.0.0.1:9999/");
+  CHECK(account["readableLocations"][0]["databaseAccountEndpoint"] == "http://127.0.0.1:9999/");
+  auto without_port = emulator.Call("GET", "/", "", {{"host", "example.test"}});
+  CHECK(Json::parse(without_port.body)["writableLocations"][0]["databaseAccountEndpoint"] == "http://127.0.0.1:8081/");
   CHECK(account["userConsistencyPolicy"]["defaultConsistencyLevel"] == "Session");
   CHECK(account["queryEngineConfiguration"].is_string());
   CHECK(Json::parse(account["queryEngineConfiguration"].get<std::string>()).contains("maxJoinsPerSqlQuery"));
@@ -211,7 +213,7 @@ TEST_CASE("items: errors carry Cosmos statuses and substatuses", "[handler]") {
   CHECK(Header(mismatch, "x-ms-substatus") == "1001");
   CHECK(emulator.CreateItem(R"({"id":"a","pk":"p1"})", "").status == 400);  // header missing
   CHECK(emulator.CreateItem(R"({"pk":"p1"})", R"(["p1"])").status == 400);   // id missing
-  CHECK(emulator.CreateItem(R"({"id":"a#b","pk":"p1"})", R"(["p1"])").status == 400);
+  CHECK(emulator.CreateItem(R"({"id":"a#b","pk":"p1"})", R"(["p1"])").status == 201);  // as the service
   CHECK(emulator.CreateItem(R"({"id":")" + std::string(1024, 'x') + R"(","pk":"p1"})", R"(["p1"])").status == 400);
   CHECK(emulator.CreateItem(R"({"id":")" + std::string(1023, 'x') + R"(","pk":"p1"})", R"(["p1"])").status == 201);
   CHECK(emulator.CreateItem(R"({"id":"a","pk":)", R"(["p1"])").status == 400);  // malformed JSON

@@ -37,9 +37,10 @@ class RunningServer {
       options.certificate_pem = material->certificate_pem;
       options.private_key_pem = material->private_key_pem;
     }
+    cosmos::server::HandlerOptions handler_options;
+    handler_options.certificate_pem = options.certificate_pem;
     handler_ = std::make_unique<cosmos::server::RequestHandler>(
-        *account_, cosmos::server::MasterKeyAuth::Create(kKey).value(),
-        cosmos::server::HandlerOptions{options.certificate_pem, "127.0.0.1", {}});
+        *account_, cosmos::server::MasterKeyAuth::Create(kKey).value(), handler_options);
     server_ = std::make_unique<cosmos::server::HttpServer>(options, *handler_);
     REQUIRE_OK(server_->Listen());
     port_ = server_->BoundPort();

@@ -1,5 +1,7 @@
 // The database account resource: GET / and the SDK's getDatabaseAccount.
 import * as a from "../lib/assert.mjs";
+import { rawRequest } from "../lib/raw.mjs";
+import { ServerProcess } from "../lib/server.mjs";
 
 function checkLocations(body, expectedEndpoint, what, managed) {
   for (const field of ["writableLocations", "readableLocations"]) {
@@ -59,14 +61,21 @@ export default [
     },
   },
   {
-    name: "GET / echoes the Host header the client used (localhost:port)",
-    requires: ["emulator"],
+    name: "GET / advertises https://127.0.0.1 with the port the client used, as the official emulator; --advertise-host names another host",
+    requires: ["emulator", "managed"],
     async run(ctx) {
       const url = new URL(ctx.endpoint);
-      const host = `localhost:${url.port}`;
-      const response = await ctx.raw({ method: "GET", path: "/", headers: { host } });
+      const response = await ctx.raw({ method: "GET", path: "/", headers: { host: `localhost:${url.port}` } });
       a.status(response, 200, "GET / with Host localhost");
-      checkLocations(response.json, `${url.protocol}//${host}/`, "GET / with Host localhost", true);
+      checkLocations(response.json, `${url.protocol}//127.0.0.1:${url.port}/`, "GET / with Host localhost", true);
+
+      const server = await new ServerProcess({ tls: ctx.tls, extraArgs: ["--advertise-host", "cosmolite.example"] }).start();
+      ctx.defer(() => server.stop());
+      const advertised = await rawRequest({ endpoint: server.endpoint, key: ctx.key }, { method: "GET", path: "/" });
+      a.status(advertised, 200, "GET / of a server with --advertise-host");
+      const port = new URL(server.endpoint).port;
+      checkLocations(advertised.json,
+        `${url.protocol}//cosmolite.example:${port}/`, "--advertise-host", true);
     },
   },
   {

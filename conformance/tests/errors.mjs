@@ -77,18 +77,21 @@ export default [
     },
   },
   {
-    name: "ids containing / # ? or \\ answer 400",
+    name: "item ids containing / # ? or \\ are stored, as the service stores them, and found by queries",
     async run(ctx) {
       const { database, container } = await ctx.container();
-      for (const id of ["a/b", "a#b", "a?b", "a\\b"]) {
+      const ids = ["a/b", "a#b", "a?b", "a\\b"];
+      for (const id of ids) {
         const response = await ctx.raw({
           method: "POST",
           path: docsPath(database, container),
           headers: { "x-ms-documentdb-partitionkey": '["p"]' },
           body: { id, pk: "p" },
         });
-        a.rawError(response, 400, `item id ${JSON.stringify(id)}`);
+        a.eq(response.status, 201, `item id ${JSON.stringify(id)}: ${response.text}`);
       }
+      const { resources } = await container.items.query("SELECT VALUE c.id FROM c ORDER BY c.id").fetchAll();
+      a.deepEq(resources, [...ids].sort(), "queried ids");
     },
   },
   {
@@ -103,6 +106,7 @@ export default [
           body: { id, pk: "p" },
         });
         a.rawError(response, 400, `id of ${Buffer.byteLength(id)} bytes`);
+        a.match(response.json.message, /Ensure to provide a unique non-empty string less than '1024' characters/, "message");
       }
     },
   },

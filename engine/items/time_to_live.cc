@@ -16,9 +16,15 @@ std::optional<int64_t> DefaultTtlOf(const Json& properties) {
 Result<int64_t> ExpiresAt(const std::optional<int64_t>& default_ttl, const Json& document, int64_t ts) {
   if (!default_ttl) return int64_t{0};
   int64_t ttl = *default_ttl;
-  if (auto own = document.find("ttl"); own != document.end() && !own->is_null()) {
-    if (!own->is_number_integer() || (own->get<int64_t>() != -1 && own->get<int64_t>() <= 0)) {
-      return Status::BadRequest("The value of the 'ttl' property must be -1 or a positive integer number of seconds.");
+  // Stored documents carry no system-written null ttl, so a null here came from the writer, and
+  // the service refuses it like any other value that is neither -1 nor a positive int32.
+  if (auto own = document.find("ttl"); own != document.end()) {
+    bool valid = own->is_number_integer() && (own->get<int64_t>() == -1 ||
+                                              (own->get<int64_t>() > 0 && own->get<int64_t>() <= 2147483647));
+    if (!valid) {
+      return Status::BadRequest("The input ttl '" + own->dump() +
+                                "' is invalid. Ensure to provide a nonzero positive integer less than or equal to "
+                                "'2147483647', or '-1' which means never expire.");
     }
     ttl = own->get<int64_t>();
   }

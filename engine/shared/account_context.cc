@@ -71,6 +71,16 @@ void AccountContext::ChangeCatalog(Transaction& txn) {
 Result<std::shared_ptr<const ResolvedContainer>> AccountContext::FindContainer(Transaction& txn,
                                                                         const ContainerAddress& address,
                                                                         bool as_owner) {
+  COSMOS_ASSIGN_OR_RETURN(auto container, ResolveContainer(txn, address, as_owner));
+  if (!address.intended_rid.empty() && address.intended_rid != container->container_rid) {
+    return Status::IncorrectContainerRid(kIncorrectContainerRidMessage);
+  }
+  return container;
+}
+
+Result<std::shared_ptr<const ResolvedContainer>> AccountContext::ResolveContainer(Transaction& txn,
+                                                                           const ContainerAddress& address,
+                                                                           bool as_owner) {
   std::string key = CacheKey(address);
   if (auto cached = containers_.Find(key)) return cached;
   // A read on a snapshot fills the cache only if its snapshot starts after this point (no

@@ -25,7 +25,8 @@ class AccountContext {
   const AccountOptions& options() const { return options_; }
 
   // Resolves a container by name or rid, from the cache when possible. A missing database or
-  // container is kOwnerResourceNotFound when `as_owner`, else kNotFound.
+  // container is kOwnerResourceNotFound when `as_owner`, else kNotFound; one whose _rid is not the
+  // address's intended_rid is kIncorrectContainerRid.
   Result<std::shared_ptr<const ResolvedContainer>> FindContainer(storage::Transaction& txn,
                                                                  const ContainerAddress& address, bool as_owner);
   // Records a change to a database or container definition (or to anything the cache holds of
@@ -36,6 +37,9 @@ class AccountContext {
   std::string NewEtag();
 
  private:
+  Result<std::shared_ptr<const ResolvedContainer>> ResolveContainer(storage::Transaction& txn,
+                                                                    const ContainerAddress& address, bool as_owner);
+
   std::unique_ptr<storage::Store> store_;
   const AccountOptions options_;
   ContainerCache containers_;

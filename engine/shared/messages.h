@@ -7,6 +7,9 @@ namespace cosmos::engine {
 inline constexpr char kIdExistsMessage[] = "Entity with the specified id already exists in the system.";
 inline constexpr char kIdMissingMessage[] = "Entity with the specified id does not exist in the system.";
 inline constexpr char kOwnerMissingMessage[] = "Owner resource does not exist";
+inline constexpr char kIncorrectContainerRidMessage[] =
+    "The container named in the request is not the one its x-ms-cosmos-intended-collection-rid names: it was "
+    "deleted and created again. Refresh the container's properties.";
 inline constexpr char kPreconditionMessage[] =
     "Operation cannot be performed because one of the specified precondition is not met.";
 inline constexpr char kServerlessOffersMessage[] =
