@@ -49,11 +49,16 @@ class Account {
                                            const ContainerThroughput& throughput = {}) {
     return catalog_.CreateContainer(database, body, throughput);
   }
-  Result<ResourceResponse> ReadContainer(const ContainerAddress& container, bool populate_quota_info = false) {
-    return catalog_.ReadContainer(container, populate_quota_info);
+  Result<ResourceResponse> ReadContainer(const ContainerAddress& container, bool populate_quota_info = false,
+                                         bool populate_partition_statistics = false) {
+    return catalog_.ReadContainer(container, populate_quota_info, populate_partition_statistics);
   }
   Result<FeedResponse> ListContainers(const ResourceName& database, const FeedOptions& options) {
     return catalog_.ListContainers(database, options);
+  }
+  Result<FeedResponse> ListConflicts(const ContainerAddress& container) { return catalog_.ListConflicts(container); }
+  Result<ResourceResponse> ReadConflict(const ContainerAddress& container) {
+    return catalog_.ReadConflict(container);
   }
   Result<ResourceResponse> ReplaceContainer(const ContainerAddress& container, const std::string& body,
                                             const Preconditions& preconditions) {
@@ -108,6 +113,7 @@ class Account {
     return queries_.QueryContainers(database, request);
   }
   Result<QueryResponse> QueryOffers(const QueryRequest& request) { return queries_.QueryOffers(request); }
+  Result<QueryResponse> QueryConflicts(const QueryRequest& request) { return queries_.QueryConflicts(request); }
   // Recent item queries with their cost summed over all their requests (GET /_cosmolite/queries).
   const QueryLog& query_log() const { return queries_.query_log(); }
 

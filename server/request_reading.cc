@@ -105,12 +105,14 @@ Result<engine::ContainerThroughput> ContainerThroughputOf(const HttpRequest& req
   }
   if (auto autoscale = request.headers.Get(headers::kOfferAutopilotSettings); autoscale && !autoscale->empty()) {
     Json settings = Json::parse(*autoscale, nullptr, /*allow_exceptions=*/false);
+    // Any integer: the engine answers one out of range with the service's message.
     if (settings.is_discarded() || !settings.is_object() || !settings.contains("maxThroughput") ||
-        !settings["maxThroughput"].is_number_integer() || settings["maxThroughput"].get<int64_t>() <= 0) {
+        !settings["maxThroughput"].is_number_integer() || settings["maxThroughput"].get<int64_t>() == 0) {
       return Status::BadRequest("Invalid value for x-ms-cosmos-offer-autopilot-settings: expected "
                                 "{\"maxThroughput\": <RU/s>}.");
     }
     throughput.autoscale_max = settings["maxThroughput"].get<int64_t>();
+    COSMOS_ASSIGN_OR_RETURN(throughput.autoscale_increment_percent, engine::IncrementPercentOf(settings));
   }
   return throughput;
 }

@@ -30,6 +30,10 @@ bool TypeAllowedAt(size_t depth, std::string_view type, ResourceKind* kind) {
     *kind = ResourceKind::kPartitionKeyRange;
     return true;
   }
+  if (depth == 2 && type == "conflicts") {
+    *kind = ResourceKind::kConflict;
+    return true;
+  }
   if (depth == 2 && type == "operations") {
     *kind = ResourceKind::kContainerOperation;
     return true;

@@ -16,7 +16,8 @@ namespace cosmos::server {
 
 // kContainerOperation: /dbs/{db}/colls/{c}/operations/{name}, an operation on the container as a
 // whole (partitionkeydelete), signed as the container.
-enum class ResourceKind { kAccount, kDatabase, kContainer, kDocument, kPartitionKeyRange, kOffer, kContainerOperation };
+enum class ResourceKind { kAccount, kDatabase, kContainer, kDocument, kPartitionKeyRange, kOffer, kContainerOperation,
+                          kConflict };
 
 struct ResourcePath {
   ResourceKind kind = ResourceKind::kAccount;

@@ -1,6 +1,8 @@
 #include "server/routes.h"
 
+#include <cctype>
 #include <charconv>
+#include <cstring>
 #include <string_view>
 
 #include "common/json.h"
@@ -149,7 +151,8 @@ Result<HttpResponse> CreateContainer(const RouteCall& call) {
 Result<HttpResponse> ReadContainer(const RouteCall& call) {
   COSMOS_ASSIGN_OR_RETURN(auto container, call.account.ReadContainer(
                                               ContainerOf(call.path),
-                                              call.request.headers.IsTrue(headers::kPopulateQuotaInfo)));
+                                              call.request.headers.IsTrue(headers::kPopulateQuotaInfo),
+                                              call.request.headers.IsTrue(headers::kPopulatePartitionStatistics)));
   std::string quota = std::move(container.resource_quota);
   std::string usage = std::move(container.resource_usage);
   int64_t progress = container.index_transformation_progress;
@@ -289,6 +292,30 @@ Result<HttpResponse> QueryItems(const RouteCall& call) {
   return FromQuery(std::move(page), true);
 }
 
+// Content-Location of a point operation: the document's name-based path, each id percent-encoded
+// where a URL path may not carry it as is.
+std::string EncodePathSegment(const std::string& segment) {
+  static constexpr char kHex[] = "0123456789ABCDEF";
+  std::string encoded;
+  for (unsigned char c : segment) {
+    if (std::isalnum(c) || std::strchr("-._~!$&'()*+,;=:@", c) != nullptr) {
+      encoded += static_cast<char>(c);
+    } else {
+      encoded += '%';
+      encoded += kHex[c >> 4];
+      encoded += kHex[c & 15];
+    }
+  }
+  return encoded;
+}
+
+HttpResponse WithContentLocation(HttpResponse response, const RouteCall& call, const std::string& id) {
+  response.AddHeader(headers::kContentLocation, "/dbs/" + EncodePathSegment(NameAt(call.path, 0).value) + "/colls/" +
+                                                    EncodePathSegment(NameAt(call.path, 1).value) + "/docs/" +
+                                                    EncodePathSegment(id));
+  return response;
+}
+
 // The write of the request's document, with the document as PrepareWrite parsed it.
 Result<engine::ItemWrite> ItemWriteOf(const RouteCall& call) {
   COSMOS_ASSIGN_OR_RETURN(engine::ParsedItem* parsed_item, PreparedItem(call.context));
@@ -305,7 +332,8 @@ Result<HttpResponse> CreateItem(const RouteCall& call) {
   COSMOS_ASSIGN_OR_RETURN(auto written, upsert ? call.account.UpsertItem(write) : call.account.CreateItem(write));
   int status = written.created ? 201 : 200;
   if (WantsMinimalResponse(request)) written.body.clear();
-  return FromResource(std::move(written), status, true);
+  std::string id = write.parsed != nullptr ? write.parsed->id : std::string();
+  return WithContentLocation(FromResource(std::move(written), status, true), call, id);
 }
 
 engine::ItemKey ItemKeyOf(const RouteCall& call) {
@@ -316,7 +344,7 @@ engine::ItemKey ItemKeyOf(const RouteCall& call) {
 Result<HttpResponse> ReadItem(const RouteCall& call) {
   COSMOS_ASSIGN_OR_RETURN(auto item, call.account.ReadItem(ItemKeyOf(call), PreconditionsOf(call.request)));
   int status = item.not_modified ? 304 : 200;
-  return FromResource(std::move(item), status, true);
+  return WithContentLocation(FromResource(std::move(item), status, true), call, NameAt(call.path, 2).value);
 }
 
 Result<HttpResponse> ReplaceItem(const RouteCall& call) {
@@ -325,7 +353,7 @@ Result<HttpResponse> ReplaceItem(const RouteCall& call) {
   COSMOS_ASSIGN_OR_RETURN(engine::ItemWrite write, ItemWriteOf(call));
   COSMOS_ASSIGN_OR_RETURN(auto replaced, call.account.ReplaceItem(write, NameAt(call.path, 2)));
   if (WantsMinimalResponse(request)) replaced.body.clear();
-  return FromResource(std::move(replaced), 200, true);
+  return WithContentLocation(FromResource(std::move(replaced), 200, true), call, NameAt(call.path, 2).value);
 }
 
 Result<HttpResponse> DeleteItem(const RouteCall& call) {
@@ -339,7 +367,7 @@ Result<HttpResponse> PatchItem(const RouteCall& call) {
   COSMOS_ASSIGN_OR_RETURN(auto patched,
                           call.account.PatchItem(ItemKeyOf(call), call.request.body, PreconditionsOf(call.request)));
   if (WantsMinimalResponse(call.request)) patched.body.clear();
-  return FromResource(std::move(patched), 200, true);
+  return WithContentLocation(FromResource(std::move(patched), 200, true), call, NameAt(call.path, 2).value);
 }
 
 // POST /dbs/{db}/colls/{c}/operations/partitionkeydelete: every item of one logical partition
@@ -348,6 +376,24 @@ Result<HttpResponse> DeleteAllItemsByPartitionKey(const RouteCall& call) {
   COSMOS_ASSIGN_OR_RETURN(auto deleted, call.account.DeleteAllItemsByPartitionKey(
                                             DocumentsOf(call), call.request.headers.Get(headers::kPartitionKey)));
   return FromResource(std::move(deleted), 200, true);
+}
+
+// --- Conflicts (always none: one write region) ---------------------------------------------
+
+Result<HttpResponse> ListConflicts(const RouteCall& call) {
+  COSMOS_ASSIGN_OR_RETURN(auto feed, call.account.ListConflicts(ContainerOf(call.path)));
+  return FromFeed(std::move(feed), false);
+}
+
+Result<HttpResponse> QueryConflicts(const RouteCall& call) {
+  COSMOS_ASSIGN_OR_RETURN(auto query, QueryRequestOf(call.request, ContainerOf(call.path)));
+  COSMOS_ASSIGN_OR_RETURN(auto page, call.account.QueryConflicts(query));
+  return FromQuery(std::move(page), false);
+}
+
+Result<HttpResponse> ReadConflict(const RouteCall& call) {
+  COSMOS_ASSIGN_OR_RETURN(auto conflict, call.account.ReadConflict(ContainerOf(call.path)));
+  return FromResource(std::move(conflict), 200, false);
 }
 
 // A transactional batch (x-ms-cosmos-batch-atomic: true, the default) or a bulk request.
@@ -409,6 +455,11 @@ constexpr Route kRoutes[] = {
     {kDocument, kSingle, kPatch, PatchItem},
 
     {kContainerOperation, kSingle, kPost, DeleteAllItemsByPartitionKey},
+
+    {kConflict, kFeed, kGet, ListConflicts},
+    {kConflict, kFeed, kQuery, QueryConflicts},
+    {kConflict, kSingle, kGet, ReadConflict},
+    {kConflict, kSingle, kDelete, ReadConflict},  // nothing to delete: 404 as the read
 };
 
 }  // namespace

@@ -111,9 +111,9 @@ Status Transaction::UpdateDocument(int64_t container_seq, const DocumentRecord& 
   COSMOS_RETURN_IF_ERROR(size->Run());
 
   COSMOS_ASSIGN_OR_RETURN(auto* update, connection_->Prepare(
-      "UPDATE documents SET body = ?, etag = ?, lsn = ?, expires_at = ? WHERE seq = ? AND container_seq = ?"));
-  update->BindUncopied(1, record.body).BindUncopied(2, record.etag).Bind(3, record.lsn).Bind(5, record.seq)
-      .Bind(6, container_seq);
+      "UPDATE documents SET body = ?, etag = ?, lsn = ?, expires_at = ?, id = ? WHERE seq = ? AND container_seq = ?"));
+  update->BindUncopied(1, record.body).BindUncopied(2, record.etag).Bind(3, record.lsn).BindUncopied(5, record.id)
+      .Bind(6, record.seq).Bind(7, container_seq);
   if (record.expires_at > 0) {
     update->Bind(4, record.expires_at);
   } else {
@@ -179,6 +179,16 @@ Result<std::vector<std::pair<std::string, LogicalPartitionSize>>> Transaction::L
     largest.emplace_back(stmt->ColumnText(0), LogicalPartitionSize{stmt->ColumnInt(1), stmt->ColumnInt(2)});
   }
   return largest;
+}
+
+Result<int64_t> Transaction::CountLogicalPartitions(int64_t container_seq, std::string_view min_key,
+                                                   std::string_view max_key) {
+  COSMOS_ASSIGN_OR_RETURN(auto* stmt, connection_->Prepare(
+      "SELECT COUNT(*) FROM logical_partitions "
+      "WHERE container_seq = ? AND partition_key >= ? AND partition_key < ? AND document_count > 0"));
+  stmt->Bind(1, container_seq).Bind(2, min_key).Bind(3, max_key);
+  COSMOS_ASSIGN_OR_RETURN(bool has_row, stmt->Step());
+  return has_row ? stmt->ColumnInt(0) : int64_t{0};
 }
 
 Status Transaction::SetDocumentExpiry(int64_t container_seq, int64_t document_seq, int64_t expires_at) {

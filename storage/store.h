@@ -180,6 +180,8 @@ class Transaction {
   // Document count and bytes of the documents in [min_key, max_key) of one container.
   Result<LogicalPartitionSize> MeasureKeyRange(int64_t container_seq, std::string_view min_key,
                                                std::string_view max_key);
+  // How many logical partitions in [min_key, max_key) hold a document.
+  Result<int64_t> CountLogicalPartitions(int64_t container_seq, std::string_view min_key, std::string_view max_key);
   // The `limit` logical partitions in [min_key, max_key) holding the most bytes, largest first.
   Result<std::vector<std::pair<std::string, LogicalPartitionSize>>> LargestLogicalPartitions(
       int64_t container_seq, std::string_view min_key, std::string_view max_key, int64_t limit);

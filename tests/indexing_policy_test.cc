@@ -57,7 +57,8 @@ TEST_CASE("indexing policy: invalid policies are 400", "[indexing]") {
   CHECK(Rejected(R"({"compositeIndexes":[[{"path":"/a"},{"path":"/b/?"}]]})"));
   CHECK(Rejected(R"({"compositeIndexes":[[{"path":"/a"},{"path":"/b","order":"up"}]]})"));
   CHECK(Rejected(R"({"compositeIndexes":[[{"path":"/a"},{"path":"/a"}]]})"));
-  CHECK(Rejected(R"({"spatialIndexes":[{"path":"/loc/?","types":["Point"]}]})"));
+  CHECK_FALSE(Rejected(R"({"spatialIndexes":[{"path":"/loc/?","types":["Point"]}]})"));  // as the service
+  CHECK(Rejected(R"({"spatialIndexes":[{"path":"loc/*","types":["Point"]}]})"));
   CHECK(Rejected(R"({"spatialIndexes":[{"path":"/loc/*","types":["Circle"]}]})"));
   CHECK_FALSE(Rejected(R"({"spatialIndexes":[{"path":"/loc/*","types":["Point","Polygon"]}]})"));
 }

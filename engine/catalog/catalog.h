@@ -34,14 +34,22 @@ class Catalog {
   // database states any (none on a serverless account); the throughput decides its ranges.
   Result<ResourceResponse> CreateContainer(const ResourceName& database, const std::string& body,
                                            const ContainerThroughput& throughput);
-  // With `populate_quota_info`, also the container's quota and usage (documents, sizes in KB).
-  Result<ResourceResponse> ReadContainer(const ContainerAddress& container, bool populate_quota_info);
+  // With `populate_quota_info`, also the container's quota and usage (documents, sizes in KB);
+  // with `populate_partition_statistics`, the body's "statistics": per physical partition its
+  // size, document count and largest logical partitions, as the service reports them.
+  Result<ResourceResponse> ReadContainer(const ContainerAddress& container, bool populate_quota_info,
+                                         bool populate_partition_statistics = false);
   Result<FeedResponse> ListContainers(const ResourceName& database, const FeedOptions& options);
   // A replace that changes the default TTL recomputes every document's expiry; one that changes
   // the indexing policy starts an index build (maintenance/maintenance.h finishes it).
   Result<ResourceResponse> ReplaceContainer(const ContainerAddress& container, const std::string& body,
                                             const Preconditions& preconditions);
   Result<ResourceResponse> DeleteContainer(const ContainerAddress& container, const Preconditions& preconditions);
+  // A container's conflicts feed: conflicts arise only between regions that both accept writes,
+  // and this account has one region, so the feed is empty and every conflict id is kNotFound
+  // (kOwnerResourceNotFound when the container is missing).
+  Result<FeedResponse> ListConflicts(const ContainerAddress& container);
+  Result<ResourceResponse> ReadConflict(const ContainerAddress& container);
 
   // Offers. Read and replace take the offer's _rid; kNotFound when there is none, kBadRequest on
   // a serverless account. A replace below the minimum is kBadRequest; one that grows a container

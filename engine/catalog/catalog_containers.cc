@@ -3,6 +3,8 @@
 
 #include <algorithm>
 
+#include "common/json_parse.h"
+#include "engine/admission/request_charge.h"
 #include "engine/catalog/container_definition.h"
 #include "engine/items/time_to_live.h"
 #include "engine/partitioning/partitioning.h"
@@ -70,7 +72,38 @@ Result<ResourceResponse> Catalog::CreateContainer(const ResourceName& database, 
   return response;
 }
 
-Result<ResourceResponse> Catalog::ReadContainer(const ContainerAddress& container, bool populate_quota_info) {
+namespace {
+
+// The service's PartitionKeyRangeStatistics: one entry per online range, with the logical
+// partitions that hold the most of it (the service samples; this counts).
+Result<Json> PartitionStatistics(storage::Transaction& txn, const ResolvedContainer& container) {
+  constexpr int64_t kLargestKeys = 3;
+  Json statistics = Json::array();
+  for (const RoutingMap::Range* range : container.routing.online()) {
+    const std::string& min = range->min_inclusive;
+    const std::string& max = range->max_exclusive;
+    COSMOS_ASSIGN_OR_RETURN(auto size, txn.MeasureKeyRange(container.container.seq, min, max));
+    COSMOS_ASSIGN_OR_RETURN(auto largest, txn.LargestLogicalPartitions(container.container.seq, min, max, kLargestKeys));
+    Json keys = Json::array();
+    for (const auto& [storage_key, key_size] : largest) {
+      Json value = ParseJson(std::string_view(storage_key).substr(storage_key.find(' ') + 1));
+      keys.push_back({{"partitionKey", value.is_discarded() ? Json::array() : value},
+                      {"sizeInKB", (key_size.total_bytes + 1023) / 1024}});
+    }
+    COSMOS_ASSIGN_OR_RETURN(auto distinct, txn.CountLogicalPartitions(container.container.seq, min, max));
+    statistics.push_back({{"id", std::to_string(range->id)},
+                          {"sizeInKB", (size.total_bytes + 1023) / 1024},
+                          {"documentCount", size.document_count},
+                          {"sampledDistinctPartitionKeyCount", distinct},
+                          {"partitionKeys", std::move(keys)}});
+  }
+  return statistics;
+}
+
+}  // namespace
+
+Result<ResourceResponse> Catalog::ReadContainer(const ContainerAddress& container, bool populate_quota_info,
+                                                bool populate_partition_statistics) {
   COSMOS_ASSIGN_OR_RETURN(auto txn, context_.store().BeginRead());
   COSMOS_ASSIGN_OR_RETURN(auto resolved, context_.FindContainer(txn, container, /*as_owner=*/false));
   ResourceResponse response;
@@ -95,6 +128,11 @@ Result<ResourceResponse> Catalog::ReadContainer(const ContainerAddress& containe
   }
   response.etag = resolved->properties["_etag"].get<std::string>();
   response.body = resolved->container.body;
+  if (populate_partition_statistics) {
+    Json body = resolved->properties;
+    COSMOS_ASSIGN_OR_RETURN(body["statistics"], PartitionStatistics(txn, *resolved));
+    response.body = body.dump();
+  }
   response.request_charge = MetadataReadCharge();
   COSMOS_ASSIGN_OR_RETURN(response.lsn, VisibleLsn(txn, *resolved));
   response.owner_path = "dbs/" + resolved->database.id;
@@ -112,6 +150,23 @@ Result<FeedResponse> Catalog::ListContainers(const ResourceName& database, const
       SeqFeedPage(std::move(records), page_size, ResourceId::ForDatabase(owner.seq), "DocumentCollections");
   response.owner_path = "dbs/" + owner.id;
   return response;
+}
+
+Result<FeedResponse> Catalog::ListConflicts(const ContainerAddress& container) {
+  COSMOS_ASSIGN_OR_RETURN(auto txn, context_.store().BeginRead());
+  COSMOS_ASSIGN_OR_RETURN(auto resolved, context_.FindContainer(txn, container, /*as_owner=*/true));
+  FeedResponse response;
+  response.body = FeedBody(resolved->container_rid, "Conflicts", std::vector<std::string>{});
+  response.request_charge = MetadataReadCharge();
+  response.owner_path = resolved->OwnerPath();
+  response.owner_rid = resolved->container_rid;
+  return response;
+}
+
+Result<ResourceResponse> Catalog::ReadConflict(const ContainerAddress& container) {
+  COSMOS_ASSIGN_OR_RETURN(auto txn, context_.store().BeginRead());
+  COSMOS_RETURN_IF_ERROR(context_.FindContainer(txn, container, /*as_owner=*/true).status());
+  return Status::NotFound(kIdMissingMessage);
 }
 
 Result<ResourceResponse> Catalog::ReplaceContainer(const ContainerAddress& container,

@@ -83,6 +83,7 @@ Result<Json> NormalizeContainerDefinition(const Json& definition) {
                                           {"conflictResolutionProcedure", ""}};
   }
   if (!result.contains("geospatialConfig")) result["geospatialConfig"] = {{"type", "Geography"}};
+  COSMOS_RETURN_IF_ERROR(CheckGeospatialConfig(result["geospatialConfig"], result["indexingPolicy"]));
   if (auto ttl = definition.find("defaultTtl"); ttl != definition.end()) {
     if (ttl->is_null()) {
       result.erase("defaultTtl");
@@ -91,6 +92,37 @@ Result<Json> NormalizeContainerDefinition(const Json& definition) {
     }
   }
   return result;
+}
+
+Status CheckGeospatialConfig(const Json& config, const Json& indexing_policy) {
+  std::string type = config.is_object() && config.value("type", Json()).is_string() ? config["type"].get<std::string>()
+                                                                                      : "";
+  if (type != "Geography" && type != "Geometry") {
+    return Status::BadRequest("geospatialConfig.type must be 'Geography' or 'Geometry'.");
+  }
+  // Geometry coordinates live on a plane the container must bound: every spatial index needs a
+  // boundingBox {xmin, ymin, xmax, ymax} with min below max; Geography needs none.
+  for (const Json& index : indexing_policy.value("spatialIndexes", Json::array())) {
+    auto box = index.find("boundingBox");
+    if (type == "Geography") continue;
+    std::string path = index.value("path", "");
+    if (box == index.end() || !box->is_object()) {
+      return Status::BadRequest("The spatial index on path '" + path +
+                                "' requires a boundingBox when geospatialConfig.type is Geometry.");
+    }
+    for (const char* corner : {"xmin", "ymin", "xmax", "ymax"}) {
+      if (!box->contains(corner) || !(*box)[corner].is_number()) {
+        return Status::BadRequest("The boundingBox of the spatial index on path '" + path + "' needs a number " +
+                                  corner + ".");
+      }
+    }
+    if ((*box)["xmin"].get<double>() >= (*box)["xmax"].get<double>() ||
+        (*box)["ymin"].get<double>() >= (*box)["ymax"].get<double>()) {
+      return Status::BadRequest("The boundingBox of the spatial index on path '" + path +
+                                "' must have xmin < xmax and ymin < ymax.");
+    }
+  }
+  return Status();
 }
 
 Status CheckContainerReplace(const Json& current, const Json& replacement) {

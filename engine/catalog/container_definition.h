@@ -21,6 +21,10 @@ Result<Json> NormalizeContainerDefinition(const Json& definition);
 // Returns kBadRequest if it alters the partition key or the unique key policy.
 Status CheckContainerReplace(const Json& current, const Json& replacement);
 
+// geospatialConfig: Geography (the default) or Geometry, whose spatial indexes each need a
+// boundingBox, as the service requires.
+Status CheckGeospatialConfig(const Json& config, const Json& indexing_policy);
+
 // The unique keys of a container: each is a list of property paths, already parsed.
 struct UniqueKeyPolicy {
   std::vector<std::vector<std::vector<std::string>>> keys;  // key -> path -> segments

@@ -8,14 +8,39 @@ namespace {
 
 int64_t RoundUp(int64_t value, int64_t step) { return (value + step - 1) / step * step; }
 
-// The service's wording, with this resource's minimum.
+// The service's wording, with this resource's minimum; SDK tests match the second sentence.
 Status BelowMinimum(const char* what, int64_t given, int64_t minimum, int64_t step) {
-  return Status::BadRequest(std::string("The offer should have valid ") + what + " values between " +
-                            std::to_string(minimum) + " and 1000000 inclusive in increments of " +
-                            std::to_string(step) + " (got " + std::to_string(given) + ").");
+  std::string message = std::string("The offer should have valid ") + what + " values between " +
+                        std::to_string(minimum) + " and 1000000 inclusive in increments of " + std::to_string(step) +
+                        ".";
+  if (given < minimum) {
+    message += " Requested throughput " + std::to_string(given) + " is less than required minimum throughput " +
+               std::to_string(minimum) + ".";
+  } else {
+    message += " Requested throughput " + std::to_string(given) + " is not valid.";
+  }
+  return Status::BadRequest(message);
 }
 
 }  // namespace
+
+Result<int64_t> IncrementPercentOf(const Json& autopilot_settings) {
+  auto policy = autopilot_settings.find("autoUpgradePolicy");
+  if (policy == autopilot_settings.end() || policy->is_null()) return int64_t{0};
+  const Json* percent = nullptr;
+  if (policy->is_object()) {
+    auto throughput_policy = policy->find("throughputPolicy");
+    if (throughput_policy != policy->end() && throughput_policy->is_object()) {
+      auto found = throughput_policy->find("incrementPercent");
+      if (found != throughput_policy->end()) percent = &*found;
+    }
+  }
+  if (percent == nullptr) return int64_t{0};
+  if (!percent->is_number_integer() || percent->get<int64_t>() < 0) {
+    return Status::BadRequest("autoUpgradePolicy.throughputPolicy.incrementPercent must be a non-negative integer.");
+  }
+  return percent->get<int64_t>();
+}
 
 int64_t MinimumThroughput(int64_t max_ever_provisioned) {
   return std::max(kMinimumManualThroughput, RoundUp(max_ever_provisioned / 100, 100));
@@ -27,7 +52,7 @@ int64_t MinimumAutoscaleMax(int64_t max_ever_provisioned) {
 
 Status ValidateThroughput(const ContainerThroughput& throughput, int64_t max_ever_provisioned) {
   constexpr int64_t kMaximum = 1000000;
-  if (throughput.autoscale_max > 0) {
+  if (throughput.autoscale_max != 0) {
     int64_t minimum = MinimumAutoscaleMax(max_ever_provisioned);
     if (throughput.autoscale_max < minimum || throughput.autoscale_max > kMaximum ||
         throughput.autoscale_max % 1000 != 0) {
@@ -49,7 +74,9 @@ Json OfferBody(const OfferIdentity& identity, const ContainerThroughput& through
                   {"offerMinimumThroughputParameters",
                    {{"maxThroughputEverProvisioned", max_ever_provisioned}, {"maxConsumedStorageEverInKB", 0}}}};
   if (throughput.autoscale_max > 0) {
-    content["offerAutopilotSettings"] = {{"maxThroughput", throughput.autoscale_max}};
+    content["offerAutopilotSettings"] = {
+        {"maxThroughput", throughput.autoscale_max},
+        {"autoUpgradePolicy", {{"throughputPolicy", {{"incrementPercent", throughput.autoscale_increment_percent}}}}}};
   }
   return {{"resource", identity.resource_self},
           {"offerType", "Invalid"},
@@ -74,6 +101,7 @@ Result<ContainerThroughput> ThroughputOfOffer(const Json& offer) {
     const Json& max = (*autopilot)["maxThroughput"];
     if (!max.is_number_integer()) return Status::BadRequest("offerAutopilotSettings.maxThroughput must be an integer.");
     throughput.autoscale_max = max.get<int64_t>();
+    COSMOS_ASSIGN_OR_RETURN(throughput.autoscale_increment_percent, IncrementPercentOf(*autopilot));
     return throughput;
   }
   auto manual = content->find("offerThroughput");

@@ -15,8 +15,12 @@ namespace cosmos::engine {
 struct ContainerThroughput {
   int64_t manual = 0;         // RU/s; 0: not given
   int64_t autoscale_max = 0;  // RU/s; 0: not autoscale
+  // Autoscale: offerAutopilotSettings.autoUpgradePolicy.throughputPolicy.incrementPercent, which the
+  // service keeps and returns (it grows the maximum as storage grows; nothing here acts on it).
+  int64_t autoscale_increment_percent = 0;
 
-  bool given() const { return manual > 0 || autoscale_max > 0; }
+  // Any value given, valid or not (ValidateThroughput refuses a negative one).
+  bool given() const { return manual != 0 || autoscale_max != 0; }
   // The RU/s the partitions may consume: autoscale scales up to its maximum instantly.
   int64_t ru_per_second() const { return autoscale_max > 0 ? autoscale_max : manual; }
 };
@@ -32,6 +36,8 @@ inline constexpr int64_t kServerlessContainerThroughput = 5000;
 // an autoscale maximum at least max(1,000, a tenth of that) in steps of 1,000.
 Status ValidateThroughput(const ContainerThroughput& throughput, int64_t max_ever_provisioned = 0);
 int64_t MinimumThroughput(int64_t max_ever_provisioned);
+// offerAutopilotSettings' autoUpgradePolicy.throughputPolicy.incrementPercent (0 when absent).
+Result<int64_t> IncrementPercentOf(const Json& autopilot_settings);
 // Throughput asked for on a create: refused on a serverless account, else ValidateThroughput.
 Status CheckRequestedThroughput(const ContainerThroughput& throughput, bool serverless);
 int64_t MinimumAutoscaleMax(int64_t max_ever_provisioned);

@@ -37,12 +37,10 @@ std::string ChangeLogText(const ChangeLogEntry& entry) {
     metadata["partitionKey"] = entry.partition_key;
   }
   if (entry.ttl_expired) metadata["timeToLiveExpired"] = true;
-  std::string text = "{";
-  if (entry.current) {
-    text += "\"current\":";
-    text += *entry.current;
-    text += ',';
-  }
+  // A delete has no current image: the service writes an empty object.
+  std::string text = "{\"current\":";
+  text += entry.current ? *entry.current : std::string("{}");
+  text += ',';
   text += "\"metadata\":";
   text += metadata.dump();
   text += '}';

@@ -81,8 +81,9 @@ Status ValidateSpatialIndexes(const Json& spatial) {
     auto types = entry.is_object() ? entry.find("types") : entry.end();
     if (!entry.is_object() || path == entry.end() || !path->is_string() ||
         path->get_ref<const std::string&>().size() < 3 || path->get_ref<const std::string&>()[0] != '/' ||
-        SplitIndexPath(path->get<std::string>()).back() != "*") {
-      return Invalid("spatial index paths must start with '/' and end with '/*'");
+        (SplitIndexPath(path->get<std::string>()).back() != "*" &&
+         SplitIndexPath(path->get<std::string>()).back() != "?")) {
+      return Invalid("spatial index paths must start with '/' and end with '/*' or '/?'");
     }
     if (types == entry.end() || !types->is_array() || types->empty()) {
       return Invalid("spatial indexes need a non-empty types array");
@@ -150,7 +151,10 @@ Result<Json> NormalizeIndexingPolicy(const Json* given) {
       continue;
     }
     if (!it->is_array()) return Invalid(std::string(set) + " must be an array");
-    for (const Json& entry : *it) {
+    for (Json& entry : *it) {
+      // "/" is the root path of the first indexing-policy version, which old applications still
+      // send (with their "indexes" list); the service reads it as "/*".
+      if (entry.is_object() && entry.value("path", Json()) == "/") entry["path"] = kRootPath;
       COSMOS_RETURN_IF_ERROR(ValidatePathEntry(entry, set));
       if (!paths_seen.insert(entry["path"].get<std::string>()).second) {
         return Invalid("the path '" + entry["path"].get<std::string>() + "' appears more than once");

@@ -219,8 +219,11 @@ Result<ResourceResponse> Items::WriteIn(Step& step, const ItemWrite& write, Pars
     ItemKey key{write.container, write.partition_key_header, *replace_id};
     COSMOS_ASSIGN_OR_RETURN(existing, FindItem(txn, *container, key));
     if (!existing) return Status::NotFound(kIdMissingMessage);
+    // A body with another id renames the item, as the service allows: the _rid stays, and the new
+    // id must be free in the logical partition (checked before the first change).
     if (existing->id != id) {
-      return Status::BadRequest("The id in the document does not match the id in the path.");
+      COSMOS_ASSIGN_OR_RETURN(auto taken, txn.FindDocument(container->container.seq, partition_key, id));
+      if (taken) return Status::Conflict(kIdExistsMessage);
     }
   } else if (mode == WriteMode::kUpsert) {
     COSMOS_ASSIGN_OR_RETURN(existing, txn.FindDocument(container->container.seq, partition_key, id));
@@ -442,7 +445,7 @@ Result<FeedResponse> Items::ReadFeed(const ContainerAddress& address, const Feed
     Json token = Json::parse(*options.continuation, nullptr, /*allow_exceptions=*/false);
     if (token.is_discarded() || !token.is_array() || token.size() != 2 || !token[0].is_string() ||
         !token[1].is_string()) {
-      return Status::BadRequest("The continuation token '" + *options.continuation + "' is malformed.");
+      return Status::BadRequest("Invalid Continuation Token: '" + *options.continuation + "' is malformed.");
     }
     after = storage::DocumentPosition{token[0].get<std::string>(), token[1].get<std::string>()};
   }

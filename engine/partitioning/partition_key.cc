@@ -77,10 +77,15 @@ Result<PartitionKeyDefinition> PartitionKeyDefinition::Parse(const Json& definit
   }
   auto version = definition.find("version");
   if (version != definition.end() && !version->is_null()) {
-    if (!version->is_number_integer() || (*version != 1 && *version != 2)) {
+    // The Java SDK writes its PartitionKeyDefinitionVersion enum by name ("V1", "V2"), which the
+    // service accepts as the numbers.
+    if (version->is_string() && (*version == "V1" || *version == "V2")) {
+      result.version = version->get<std::string>() == "V2" ? 2 : 1;
+    } else if (!version->is_number_integer() || (*version != 1 && *version != 2)) {
       return Status::BadRequest("partitionKey.version must be 1 or 2");
+    } else {
+      result.version = version->get<int>();
     }
-    result.version = version->get<int>();
   }
   if (result.kind == PartitionKeyKind::kHash && result.paths.size() != 1) {
     return Status::BadRequest("A partition key of kind Hash must have exactly one path");
@@ -148,7 +153,9 @@ Result<PartitionKeyValue> PartitionKeyValue::FromHeader(const PartitionKeyDefini
   bool is_prefix = allow_prefix && definition.kind == PartitionKeyKind::kMultiHash &&
                    parsed.size() < definition.paths.size();
   if (parsed.size() != definition.paths.size() && !is_prefix) {
-    return Status::BadRequest(
+    // A key of the wrong arity (a hierarchical prefix where the full key is needed) is the
+    // service's partition-key mismatch, 400/1001.
+    return Status::PartitionKeyMismatch(
         "Partition key provided either doesn't correspond to definition in the collection or "
         "doesn't match partition key field values specified in the document.");
   }

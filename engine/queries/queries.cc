@@ -111,7 +111,7 @@ Result<QueryResponse> Queries::QueryResources(const QueryRequest& request,
   COSMOS_ASSIGN_OR_RETURN(auto prepared, prepared_queries_.Prepare(body.text));
   query::OpenSource open_source = [&](const Json* start) -> Result<std::unique_ptr<query::DocumentSource>> {
     if (start != nullptr && !start->is_number_integer()) {
-      return Status::BadRequest("Invalid continuation token: the query cannot resume from it.");
+      return Status::BadRequest("Invalid Continuation Token: the query cannot resume from it.");
     }
     return ResourceListSource(bodies, start ? start->get<int64_t>() : 0);
   };
@@ -155,6 +155,16 @@ Result<QueryResponse> Queries::QueryOffers(const QueryRequest& request) {
     for (auto& record : records) bodies.emplace_back(record.seq, std::move(record.body));
   }
   return QueryResources(request, std::move(bodies), "Offers", "");
+}
+
+Result<QueryResponse> Queries::QueryConflicts(const QueryRequest& request) {
+  std::string owner_rid;
+  {
+    COSMOS_ASSIGN_OR_RETURN(auto txn, context_.store().BeginRead());
+    COSMOS_ASSIGN_OR_RETURN(auto container, context_.FindContainer(txn, request.container, /*as_owner=*/true));
+    owner_rid = container->container_rid;
+  }
+  return QueryResources(request, {}, "Conflicts", owner_rid);
 }
 
 Result<QueryPlanResponse> Queries::QueryPlan(const QueryRequest& request,
@@ -222,7 +232,7 @@ Result<QueryResponse> Queries::QueryItems(const QueryRequest& request) {
     std::optional<storage::DocumentPosition> start_position;
     if (start != nullptr) {
       if (!start->is_array() || start->size() != 2 || !(*start)[0].is_string() || !(*start)[1].is_string()) {
-        return Status::BadRequest("Invalid continuation token: the query cannot resume from it.");
+        return Status::BadRequest("Invalid Continuation Token: the query cannot resume from it.");
       }
       start_position = storage::DocumentPosition{(*start)[0].get<std::string>(), (*start)[1].get<std::string>()};
     }

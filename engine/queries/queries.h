@@ -42,6 +42,8 @@ class Queries {
   Result<QueryResponse> QueryContainers(const ResourceName& database, const QueryRequest& request);
   // kBadRequest on a serverless account, which has no offers.
   Result<QueryResponse> QueryOffers(const QueryRequest& request);
+  // A query over a container's conflicts feed, which is always empty (catalog.h, ListConflicts).
+  Result<QueryResponse> QueryConflicts(const QueryRequest& request);
 
   // Recent item queries with their cost summed over all their requests.
   const QueryLog& query_log() const { return query_log_; }

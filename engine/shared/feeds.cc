@@ -24,7 +24,7 @@ Result<int64_t> SeqContinuation(const std::optional<std::string>& continuation) 
   int64_t seq = 0;
   auto [end, error] = std::from_chars(continuation->data(), continuation->data() + continuation->size(), seq);
   if (error != std::errc() || end != continuation->data() + continuation->size() || seq < 0) {
-    return Status::BadRequest("The continuation token '" + *continuation + "' is malformed.");
+    return Status::BadRequest("Invalid Continuation Token: '" + *continuation + "' is malformed.");
   }
   return seq;
 }

@@ -13,7 +13,7 @@ std::string Serialize(const Value& v) {
   return v.json().dump(-1, ' ', /*ensure_ascii=*/false, Json::error_handler_t::replace);
 }
 
-Status MalformedToken() { return Status::BadRequest("Invalid continuation token: the query cannot resume from it."); }
+Status MalformedToken() { return Status::BadRequest("Invalid Continuation Token: the query cannot resume from it."); }
 
 // Adds `row` to the page when it fits; false when the page is full.
 bool AddToPage(QueryPage& page, const Value& row, const PageRequest& request, size_t& page_bytes) {

@@ -239,6 +239,8 @@ void Register(FunctionRegistry& registry, const char* name, int min_args, int ma
 void RegisterTypeFunctions(FunctionRegistry& registry) {
   Register(registry, "IS_ARRAY", 1, 1, IsArray);
   Register(registry, "IS_BOOL", 1, 1, IsBool);
+  // Undocumented, but the service answers it: the Java SDK's ORDER BY continuation filters use it.
+  Register(registry, "IS_BOOLEAN", 1, 1, IsBool);
   Register(registry, "IS_DEFINED", 1, 1, IsDefined);
   Register(registry, "IS_FINITE_NUMBER", 1, 1, IsFiniteNumber);
   Register(registry, "IS_INTEGER", 1, 1, IsInteger);
