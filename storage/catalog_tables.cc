@@ -129,6 +129,7 @@ Status Transaction::DeleteContainer(int64_t seq) {
                           "DELETE FROM unique_key_entries WHERE container_seq = ?",
                           "DELETE FROM partition_key_ranges WHERE container_seq = ?",
                           "DELETE FROM change_log WHERE container_seq = ?",
+                          "DELETE FROM change_log_starts WHERE container_seq = ?",
                           "DELETE FROM offers WHERE is_database = 0 AND resource_seq = ?",
                           "DELETE FROM index_entries WHERE container_seq = ?",
                           "DELETE FROM index_builds WHERE container_seq = ?",

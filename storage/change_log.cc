@@ -65,6 +65,22 @@ Result<std::vector<std::pair<int64_t, std::string>>> Transaction::ListChangeLog(
       stmt, [](const sqlite::Statement& row) { return std::make_pair(row.ColumnInt(0), row.ColumnText(1)); });
 }
 
+Result<std::optional<int64_t>> Transaction::FindChangeLogStart(int64_t container_seq) {
+  COSMOS_ASSIGN_OR_RETURN(auto* stmt,
+                          connection_->Prepare("SELECT since_lsn FROM change_log_starts WHERE container_seq = ?"));
+  stmt->Bind(1, container_seq);
+  COSMOS_ASSIGN_OR_RETURN(bool has_row, stmt->Step());
+  if (!has_row) return std::optional<int64_t>();
+  return std::optional<int64_t>(stmt->ColumnInt(0));
+}
+
+Status Transaction::StartChangeLog(int64_t container_seq, int64_t since_lsn) {
+  COSMOS_ASSIGN_OR_RETURN(auto* stmt, connection_->Prepare(
+      "INSERT OR IGNORE INTO change_log_starts(container_seq, since_lsn) VALUES(?, ?)"));
+  stmt->Bind(1, container_seq).Bind(2, since_lsn);
+  return stmt->Run();
+}
+
 Status Transaction::PruneChangeLog(int64_t now) {
   COSMOS_ASSIGN_OR_RETURN(auto* stmt, connection_->Prepare("DELETE FROM change_log WHERE expires_at <= ?"));
   stmt->Bind(1, now);

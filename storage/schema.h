@@ -83,6 +83,11 @@ CREATE TABLE IF NOT EXISTS index_builds(
   after_seq INTEGER NOT NULL,
   total INTEGER NOT NULL,
   done INTEGER NOT NULL);
+-- Containers without a changeFeedPolicy whose change log an all-versions-and-deletes reader
+-- started: it holds every change after since_lsn.
+CREATE TABLE IF NOT EXISTS change_log_starts(
+  container_seq INTEGER PRIMARY KEY,
+  since_lsn INTEGER NOT NULL);
 CREATE TABLE IF NOT EXISTS partition_key_ranges(
   container_seq INTEGER NOT NULL,
   range_id INTEGER NOT NULL,

@@ -172,6 +172,10 @@ class Transaction {
                                                                      int64_t after_lsn, int64_t limit);
   // Drops entries whose retention ran out at or before `now`.
   Status PruneChangeLog(int64_t now);
+  // Where the change log of a container without a changeFeedPolicy starts: nullopt until a reader
+  // of the all-versions feed starts it (StartChangeLog) at the container's LSN then.
+  Result<std::optional<int64_t>> FindChangeLogStart(int64_t container_seq);
+  Status StartChangeLog(int64_t container_seq, int64_t since_lsn);
 
   // Every range of a container, gone ones included, in id order.
   Result<std::vector<PartitionKeyRangeRecord>> ListPartitionKeyRanges(int64_t container_seq);

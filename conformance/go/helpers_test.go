@@ -71,7 +71,9 @@ func TestMain(m *testing.M) {
 	tag := make([]byte, 3)
 	_, _ = rand.Read(tag)
 	runTag = hex.EncodeToString(tag)
-	os.Exit(m.Run())
+	code := m.Run()
+	reportKnownGaps() // the closing "known gaps: N" line (knowngap_test.go)
+	os.Exit(code)
 }
 
 // transport trusts the certificate in COSMOS_CERT_PEM (a path to a PEM file) on top of the system

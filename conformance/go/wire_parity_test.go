@@ -1,6 +1,8 @@
 // Wire parity: behaviours an earlier survey found broken or missing in cosmolite, each asserted as
 // the real service (and azcosmos, which relies on them) does. Through the SDK where it can express
-// the request; signed raw REST where it cannot.
+// the request; signed raw REST where it cannot. The ones cosmolite does not do yet run inside
+// knownGap(t, "<what cosmolite does instead>", ...) (knowngap_test.go): skipped as KNOWN GAP while
+// they fail, failing the run once they pass.
 package conformance
 
 import (
@@ -68,49 +70,53 @@ func TestWireParity_FullHierarchicalKeyInTheFilterIsSinglePartition(t *testing.T
 // Mirrors azcosmos's emulator test TestCrossPartitionQuery: items inserted alternately under two
 // partition keys of a one-partition container come back in insertion (_rid) order.
 func TestWireParity_UnorderedResultsInInsertionOrder(t *testing.T) {
-	_, container := newContainer(t, containerSpec{})
-	for i := 0; i < 10; i++ {
-		for p := 0; p < 2; p++ {
-			id := itoa(i + p*10)
-			key := itoa(p + 1)
-			createItem(t, container, pk(key), doc{"id": id, "pk": key, "someProp": "some_" + id})
+	knownGap(t, "unordered results come in partition-key order, not _rid order", func(t testing.TB) {
+		_, container := newContainer(t, containerSpec{})
+		for i := 0; i < 10; i++ {
+			for p := 0; p < 2; p++ {
+				id := itoa(i + p*10)
+				key := itoa(p + 1)
+				createItem(t, container, pk(key), doc{"id": id, "pk": key, "someProp": "some_" + id})
+			}
 		}
-	}
-	result := mustQuery(t, container, "select * from c", azcosmos.NewPartitionKey(), &azcosmos.QueryOptions{PageSizeHint: 5})
-	deepEq(t, ids(t, result.items), []string{"0", "10", "1", "11", "2", "12", "3", "13", "4", "14", "5", "15", "6", "16", "7",
-		"17", "8", "18", "9", "19"}, "cross-partition unordered query on one physical partition: insertion order")
-	result = mustQuery(t, container, "select * from c", pk("2"), nil)
-	deepEq(t, ids(t, result.items), []string{"10", "11", "12", "13", "14", "15", "16", "17", "18", "19"}, "within one partition key")
-	result = mustQuery(t, container, "select * from c where c.someProp != 'x'", pk("1"), nil)
-	deepEq(t, ids(t, result.items), []string{"0", "1", "2", "3", "4", "5", "6", "7", "8", "9"}, "filtered, within one partition key")
+		result := mustQuery(t, container, "select * from c", azcosmos.NewPartitionKey(), &azcosmos.QueryOptions{PageSizeHint: 5})
+		deepEq(t, ids(t, result.items), []string{"0", "10", "1", "11", "2", "12", "3", "13", "4", "14", "5", "15", "6", "16", "7",
+			"17", "8", "18", "9", "19"}, "cross-partition unordered query on one physical partition: insertion order")
+		result = mustQuery(t, container, "select * from c", pk("2"), nil)
+		deepEq(t, ids(t, result.items), []string{"10", "11", "12", "13", "14", "15", "16", "17", "18", "19"}, "within one partition key")
+		result = mustQuery(t, container, "select * from c where c.someProp != 'x'", pk("1"), nil)
+		deepEq(t, ids(t, result.items), []string{"0", "1", "2", "3", "4", "5", "6", "7", "8", "9"}, "filtered, within one partition key")
+	})
 }
 
 func TestWireParity_UnorderedResultsInInsertionOrderPerRange(t *testing.T) {
-	database, container := newContainer(t, containerSpec{throughput: fourPartitions()})
-	var order []string
-	for i := 0; i < 16; i++ {
-		id := fmt.Sprintf("x%02d", 15-i) // ids descending, so id order is not insertion order
-		key := "k" + itoa(i%8)
-		createItem(t, container, pk(key), doc{"id": id, "pk": key})
-		order = append(order, id)
-	}
-	for _, r := range partitionKeyRanges(t, database, container) {
-		response := rawQuery(t, database, container, "SELECT VALUE c.id FROM c", map[string]string{"x-ms-documentdb-partitionkeyrangeid": r.ID})
-		eq(t, response.status, http.StatusOK, "query on range "+r.ID)
-		var feed struct{ Documents []string }
-		noErr(t, json.Unmarshal(response.body, &feed), "body")
-		var expected []string
-		in := map[string]bool{}
-		for _, id := range feed.Documents {
-			in[id] = true
+	knownGap(t, "unordered results come in partition-key order, not _rid order", func(t testing.TB) {
+		database, container := newContainer(t, containerSpec{throughput: fourPartitions()})
+		var order []string
+		for i := 0; i < 16; i++ {
+			id := fmt.Sprintf("x%02d", 15-i) // ids descending, so id order is not insertion order
+			key := "k" + itoa(i%8)
+			createItem(t, container, pk(key), doc{"id": id, "pk": key})
+			order = append(order, id)
 		}
-		for _, id := range order {
-			if in[id] {
-				expected = append(expected, id)
+		for _, r := range partitionKeyRanges(t, database, container) {
+			response := rawQuery(t, database, container, "SELECT VALUE c.id FROM c", map[string]string{"x-ms-documentdb-partitionkeyrangeid": r.ID})
+			eq(t, response.status, http.StatusOK, "query on range "+r.ID)
+			var feed struct{ Documents []string }
+			noErr(t, json.Unmarshal(response.body, &feed), "body")
+			var expected []string
+			in := map[string]bool{}
+			for _, id := range feed.Documents {
+				in[id] = true
 			}
+			for _, id := range order {
+				if in[id] {
+					expected = append(expected, id)
+				}
+			}
+			deepEq(t, feed.Documents, expected, "range "+r.ID+": rows in insertion order")
 		}
-		deepEq(t, feed.Documents, expected, "range "+r.ID+": rows in insertion order")
-	}
+	})
 }
 
 // --- partition key range id and session token ---------------------------------------------------
@@ -198,38 +204,42 @@ func TestWireParity_QueryMetricsFields(t *testing.T) {
 }
 
 func TestWireParity_IndexUtilizationWhenAsked(t *testing.T) {
-	_, container := newContainer(t, containerSpec{})
-	seed(t, container, 5, 1)
-	// Mirrors azcosmos's TestSinglePartitionQueryWithIndexMetrics: asked → present on every page.
-	result := mustQuery(t, container, "SELECT * FROM c WHERE c.g = 'g1'", pk("p0"), &azcosmos.QueryOptions{PopulateIndexMetrics: true})
-	for i, page := range result.results {
-		ok(t, page.IndexMetrics != nil && *page.IndexMetrics != "", "page %d: x-ms-cosmos-index-utilization missing", i)
-		decoded, err := base64.StdEncoding.DecodeString(*page.IndexMetrics)
-		noErr(t, err, "index utilization is base64")
-		var info map[string]any
-		noErr(t, json.Unmarshal(decoded, &info), "index utilization is base64 JSON")
-		for _, field := range []string{"UtilizedSingleIndexes", "PotentialSingleIndexes", "UtilizedCompositeIndexes", "PotentialCompositeIndexes"} {
-			_, has := info[field]
-			ok(t, has, "index utilization lacks %s: %s", field, decoded)
+	knownGap(t, "no x-ms-cosmos-index-utilization", func(t testing.TB) {
+		_, container := newContainer(t, containerSpec{})
+		seed(t, container, 5, 1)
+		// Mirrors azcosmos's TestSinglePartitionQueryWithIndexMetrics: asked → present on every page.
+		result := mustQuery(t, container, "SELECT * FROM c WHERE c.g = 'g1'", pk("p0"), &azcosmos.QueryOptions{PopulateIndexMetrics: true})
+		for i, page := range result.results {
+			ok(t, page.IndexMetrics != nil && *page.IndexMetrics != "", "page %d: x-ms-cosmos-index-utilization missing", i)
+			decoded, err := base64.StdEncoding.DecodeString(*page.IndexMetrics)
+			noErr(t, err, "index utilization is base64")
+			var info map[string]any
+			noErr(t, json.Unmarshal(decoded, &info), "index utilization is base64 JSON")
+			for _, field := range []string{"UtilizedSingleIndexes", "PotentialSingleIndexes", "UtilizedCompositeIndexes", "PotentialCompositeIndexes"} {
+				_, has := info[field]
+				ok(t, has, "index utilization lacks %s: %s", field, decoded)
+			}
 		}
-	}
-	// Not asked → absent.
-	result = mustQuery(t, container, "SELECT * FROM c WHERE c.g = 'g1'", pk("p0"), nil)
-	ok(t, result.last.IndexMetrics == nil, "index metrics returned without being asked")
+		// Not asked → absent.
+		result = mustQuery(t, container, "SELECT * FROM c WHERE c.g = 'g1'", pk("p0"), nil)
+		ok(t, result.last.IndexMetrics == nil, "index metrics returned without being asked")
+	})
 }
 
 // --- query language -----------------------------------------------------------------------------
 
 func TestWireParity_JoinOverAFunctionCall(t *testing.T) {
-	_, container := newContainer(t, containerSpec{})
-	createItem(t, container, pk("p"), doc{"id": "o", "pk": "p", "props": map[string]any{"color": "red", "size": 3}})
-	result := mustQuery(t, container, "SELECT p.k, p.v FROM c JOIN p IN ObjectToArray(c.props)", pk("p"), nil)
-	rows := values(t, result.items)
-	sort.Slice(rows, func(i, j int) bool {
-		return rows[i].(map[string]any)["k"].(string) < rows[j].(map[string]any)["k"].(string)
+	knownGap(t, "JOIN over a function call is not parsed", func(t testing.TB) {
+		_, container := newContainer(t, containerSpec{})
+		createItem(t, container, pk("p"), doc{"id": "o", "pk": "p", "props": map[string]any{"color": "red", "size": 3}})
+		result := mustQuery(t, container, "SELECT p.k, p.v FROM c JOIN p IN ObjectToArray(c.props)", pk("p"), nil)
+		rows := values(t, result.items)
+		sort.Slice(rows, func(i, j int) bool {
+			return rows[i].(map[string]any)["k"].(string) < rows[j].(map[string]any)["k"].(string)
+		})
+		deepEq(t, rows, []any{map[string]any{"k": "color", "v": "red"}, map[string]any{"k": "size", "v": 3.0}},
+			"JOIN p IN ObjectToArray(c.props)")
 	})
-	deepEq(t, rows, []any{map[string]any{"k": "color", "v": "red"}, map[string]any{"k": "size", "v": 3.0}},
-		"JOIN p IN ObjectToArray(c.props)")
 }
 
 // --- indexing policies ----------------------------------------------------------------------------
@@ -415,51 +425,53 @@ func mustRid(t *testing.T, container *azcosmos.ContainerClient) string {
 // statuses the service's routing gateway gives for ids with special characters, through this SDK
 // (which escapes the id with url.PathEscape and signs the unescaped link).
 func TestWireParity_ItemIdsWithSpecialCharacters(t *testing.T) {
-	_, container := newContainer(t, containerSpec{})
-	scenarios := []struct {
-		name                                string
-		id                                  string
-		create, read, replace, deleteStatus int
-	}{
-		{"PlainVanillaId", "Test", 201, 200, 200, 204},
-		{"IdWithWhitespaces", "This is a test", 201, 200, 200, 204},
-		{"IdStartingWithWhitespaces", " Test", 201, 200, 200, 204},
-		{"IdEndingWithWhitespace", "Test ", 201, 401, 401, 401},
-		{"IdEndingWithWhitespaces", "Test  ", 201, 401, 401, 401},
-		{"IdWithAllowedSpecialCharacters", "WithAllowedSpecial,=.:~+-@()^${}[]!_Chars", 201, 200, 200, 204},
-		{"IdWithBase64EncodedIdCharacters", strings.ReplaceAll("BQE1D3PdG4N4bzU9TKaCIM3qc0TVcZ2/Y3jnsRfwdHC1ombkX3F1dot/SG0/UTq9AbgdX3kOWoP6qL6lJqWeKgV3zwWWPZO/t5X0ehJzv9LGkWld07LID2rhWhGT6huBM6Q=", "/", "-"), 201, 200, 200, 204},
-		{"IdEndingWithPercentEncodedWhitespace", "IdEndingWithPercentEncodedWhitespace%20", 201, 401, 401, 401},
-		{"IdWithPercentEncodedSpecialChar", "WithPercentEncodedSpecialChar%E9%B1%80", 201, 401, 401, 401},
-		{"IdWithDisallowedCharQuestionMark", "Disallowed?Chars", 201, 200, 200, 204},
-		{"IdWithDisallowedCharForwardSlash", "Disallowed/Chars", 201, 401, 401, 401},
-		{"IdWithDisallowedCharBackSlash", "Disallowed\\Chars", 201, 401, 401, 401},
-		{"IdWithDisallowedCharPoundSign", "Disallowed#Chars", 201, 401, 401, 401},
-		{"IdWithCarriageReturn", "With\rCarriageReturn", 201, 400, 400, 400},
-		{"IdWithTab", "With\tTab", 201, 400, 400, 400},
-		{"IdWithLineFeed", "With\nLineFeed", 201, 400, 400, 400},
-		{"IdWithUnicodeCharacters", "WithUnicode鱀", 201, 200, 200, 204},
-	}
-	var failures []string
-	status := func(r azcosmos.ItemResponse, err error) int {
-		if err != nil {
-			return statusOf(err)
+	knownGap(t, "reads of ids with / \\ # trailing space or control characters answer 200 where the routing gateway answers 401/400", func(t testing.TB) {
+		_, container := newContainer(t, containerSpec{})
+		scenarios := []struct {
+			name                                string
+			id                                  string
+			create, read, replace, deleteStatus int
+		}{
+			{"PlainVanillaId", "Test", 201, 200, 200, 204},
+			{"IdWithWhitespaces", "This is a test", 201, 200, 200, 204},
+			{"IdStartingWithWhitespaces", " Test", 201, 200, 200, 204},
+			{"IdEndingWithWhitespace", "Test ", 201, 401, 401, 401},
+			{"IdEndingWithWhitespaces", "Test  ", 201, 401, 401, 401},
+			{"IdWithAllowedSpecialCharacters", "WithAllowedSpecial,=.:~+-@()^${}[]!_Chars", 201, 200, 200, 204},
+			{"IdWithBase64EncodedIdCharacters", strings.ReplaceAll("BQE1D3PdG4N4bzU9TKaCIM3qc0TVcZ2/Y3jnsRfwdHC1ombkX3F1dot/SG0/UTq9AbgdX3kOWoP6qL6lJqWeKgV3zwWWPZO/t5X0ehJzv9LGkWld07LID2rhWhGT6huBM6Q=", "/", "-"), 201, 200, 200, 204},
+			{"IdEndingWithPercentEncodedWhitespace", "IdEndingWithPercentEncodedWhitespace%20", 201, 401, 401, 401},
+			{"IdWithPercentEncodedSpecialChar", "WithPercentEncodedSpecialChar%E9%B1%80", 201, 401, 401, 401},
+			{"IdWithDisallowedCharQuestionMark", "Disallowed?Chars", 201, 200, 200, 204},
+			{"IdWithDisallowedCharForwardSlash", "Disallowed/Chars", 201, 401, 401, 401},
+			{"IdWithDisallowedCharBackSlash", "Disallowed\\Chars", 201, 401, 401, 401},
+			{"IdWithDisallowedCharPoundSign", "Disallowed#Chars", 201, 401, 401, 401},
+			{"IdWithCarriageReturn", "With\rCarriageReturn", 201, 400, 400, 400},
+			{"IdWithTab", "With\tTab", 201, 400, 400, 400},
+			{"IdWithLineFeed", "With\nLineFeed", 201, 400, 400, 400},
+			{"IdWithUnicodeCharacters", "WithUnicode鱀", 201, 200, 200, 204},
 		}
-		return r.RawResponse.StatusCode
-	}
-	for _, s := range scenarios {
-		key := pk(s.id)
-		body := mustJSON(t, doc{"id": s.id, "pk": s.id})
-		got := [4]int{}
-		got[0] = status(container.CreateItem(ctx(), key, body, nil))
-		got[1] = status(container.ReadItem(ctx(), key, s.id, nil))
-		got[2] = status(container.ReplaceItem(ctx(), key, s.id, body, nil))
-		got[3] = status(container.DeleteItem(ctx(), key, s.id, nil))
-		want := [4]int{s.create, s.read, s.replace, s.deleteStatus}
-		if got != want {
-			failures = append(failures, fmt.Sprintf("%s: create/read/replace/delete got %v, want %v", s.name, got, want))
+		var failures []string
+		status := func(r azcosmos.ItemResponse, err error) int {
+			if err != nil {
+				return statusOf(err)
+			}
+			return r.RawResponse.StatusCode
 		}
-	}
-	ok(t, len(failures) == 0, "id encoding scenarios:\n  %s", strings.Join(failures, "\n  "))
+		for _, s := range scenarios {
+			key := pk(s.id)
+			body := mustJSON(t, doc{"id": s.id, "pk": s.id})
+			got := [4]int{}
+			got[0] = status(container.CreateItem(ctx(), key, body, nil))
+			got[1] = status(container.ReadItem(ctx(), key, s.id, nil))
+			got[2] = status(container.ReplaceItem(ctx(), key, s.id, body, nil))
+			got[3] = status(container.DeleteItem(ctx(), key, s.id, nil))
+			want := [4]int{s.create, s.read, s.replace, s.deleteStatus}
+			if got != want {
+				failures = append(failures, fmt.Sprintf("%s: create/read/replace/delete got %v, want %v", s.name, got, want))
+			}
+		}
+		ok(t, len(failures) == 0, "id encoding scenarios:\n  %s", strings.Join(failures, "\n  "))
+	})
 }
 
 func TestWireParity_ItemIdLengthLimit(t *testing.T) {

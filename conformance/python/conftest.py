@@ -22,6 +22,41 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(skip)
 
 
+# --- known gaps ----------------------------------------------------------------------------------
+# A test of a service behaviour cosmolite does not have yet is marked
+#     @pytest.mark.xfail(strict=True, reason="known gap: <what cosmolite does instead>")
+# It stays in the run and is reported as XFAIL with its reason (run.sh passes -rxX); once cosmolite is
+# fixed it passes, which strict turns into a failure (XPASS(strict)) so that the marker gets removed.
+# The run ends with "known gaps: N".
+
+KNOWN_GAP = "known gap"
+_known_gaps = {"failing": 0, "now passing": 0}
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item, call):
+    report = yield
+    xfail = item.get_closest_marker("xfail")
+    reason = str(xfail.kwargs.get("reason", "")) if xfail else ""
+    if reason.startswith(KNOWN_GAP):
+        if report.skipped and getattr(report, "wasxfail", None) is not None:
+            _known_gaps["failing"] += 1
+        elif report.failed and isinstance(report.longrepr, str) and report.longrepr.startswith("[XPASS(strict)]"):
+            _known_gaps["now passing"] += 1
+            report.longrepr = f"[XPASS(strict)] known gap now passes: remove its xfail marker ({reason})"
+    return report
+
+
+def pytest_unconfigure(config):
+    reporter = config.pluginmanager.get_plugin("terminalreporter")
+    if reporter is None:
+        return
+    line = f"known gaps: {_known_gaps['failing']} (xfail strict, tracked in cosmolite's issues)"
+    if _known_gaps["now passing"]:
+        line += f"; {_known_gaps['now passing']} now pass: remove their xfail markers"
+    reporter.write_line(line)
+
+
 @pytest.fixture(scope="session")
 def wire():
     return cs.Wire()

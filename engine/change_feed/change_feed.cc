@@ -45,6 +45,16 @@ std::string WithLsn(std::string body, int64_t lsn) {
 ChangeFeed::ChangeFeed(AccountContext& context) : context_(context) {}
 
 Result<ChangeFeedResponse> ChangeFeed::Read(const ChangeFeedRequest& request) {
+  if (request.all_versions_and_deletes) {
+    // Started outside any read: an in-memory store's reads hold the lock a write needs.
+    bool keeps_log = false;
+    {
+      COSMOS_ASSIGN_OR_RETURN(auto txn, context_.store().BeginRead());
+      COSMOS_ASSIGN_OR_RETURN(auto container, context_.FindContainer(txn, request.container, /*as_owner=*/true));
+      keeps_log = container->change_log_retention_s > 0;
+    }
+    if (!keeps_log) return StartChangeLog(request);
+  }
   int64_t page_items = PageSize(request.max_item_count);
   COSMOS_ASSIGN_OR_RETURN(auto txn, context_.store().BeginRead());
   COSMOS_ASSIGN_OR_RETURN(auto container, context_.FindContainer(txn, request.container, /*as_owner=*/true));
@@ -82,12 +92,31 @@ Result<ChangeFeedResponse> ChangeFeed::Read(const ChangeFeedRequest& request) {
   return ChangeFeedPage(*container, container_lsn, scope, std::move(bodies), bytes, after_lsn, reached, !more);
 }
 
+// The first all-versions read of a container without a changeFeedPolicy: the mode reads from now
+// on, so the log it needs starts here. Every later write of the container is logged, and this
+// request answers as from now: nothing yet, continuing at the container's LSN.
+Result<ChangeFeedResponse> ChangeFeed::StartChangeLog(const ChangeFeedRequest& request) {
+  {
+    COSMOS_ASSIGN_OR_RETURN(auto txn, context_.store().BeginWrite());
+    COSMOS_ASSIGN_OR_RETURN(auto container, context_.FindContainer(txn, request.container, /*as_owner=*/true));
+    if (container->change_log_retention_s == 0) {
+      COSMOS_RETURN_IF_ERROR(txn.StartChangeLog(container->container.seq, container->lsn));
+      context_.ChangeCatalog(txn);
+      COSMOS_RETURN_IF_ERROR(txn.Commit());
+    }
+  }
+  COSMOS_ASSIGN_OR_RETURN(auto txn, context_.store().BeginRead());
+  COSMOS_ASSIGN_OR_RETURN(auto container, context_.FindContainer(txn, request.container, /*as_owner=*/true));
+  COSMOS_ASSIGN_OR_RETURN(auto scope, ResolveScope(container->partition_key, container->routing,
+                                                   {request.partition_key_header, request.partition_key_range_id,
+                                                    request.start_epk, request.end_epk}));
+  ChangeFeedRequest from_now = request;
+  from_now.start_from = ChangeFeedRequest::StartFrom::kNow;
+  return ReadChangeLog(txn, *container, scope, from_now);
+}
+
 Result<ChangeFeedResponse> ChangeFeed::ReadChangeLog(storage::Transaction& txn, const ResolvedContainer& container,
                                                      const RequestScope& scope, const ChangeFeedRequest& request) {
-  if (container.change_log_retention_s == 0) {
-    return Status::BadRequest("The all versions and deletes change feed needs a container whose changeFeedPolicy has a "
-                              "retentionDuration.");
-  }
   if (request.start_from != ChangeFeedRequest::StartFrom::kNow &&
       request.start_from != ChangeFeedRequest::StartFrom::kContinuation) {
     return Status::BadRequest("The all versions and deletes change feed starts from now or from a continuation only.");

@@ -3,7 +3,10 @@
 // the scope (a logical partition, a hierarchical prefix, a physical partition or part of one);
 // the all-versions-and-deletes feed (A-IM: Full-Fidelity Feed) replays the change log
 // (change_log.h). An empty page at the end of the feed is 304 with the etag to continue from.
-// Thread-safety: safe to call from many threads; each call is one read transaction.
+// A container without a changeFeedPolicy keeps no log until its first all-versions read, which
+// starts it (that mode reads from now on, so nothing it could ask for is missing).
+// Thread-safety: safe to call from many threads; each call is one read transaction (and the
+// first all-versions read of a container one write).
 #pragma once
 
 #include "common/result.h"
@@ -18,11 +21,12 @@ class ChangeFeed {
   explicit ChangeFeed(AccountContext& context);
 
   // One page of the feed. kPartitionKeyRangeGone for a split range; kBadRequest for an
-  // all-versions read of a container that keeps no log, or from a start it cannot serve.
+  // all-versions read from a start it cannot serve (the beginning, a time).
   Result<ChangeFeedResponse> Read(const ChangeFeedRequest& request);
 
  private:
-  // The all-versions-and-deletes feed.
+  // The all-versions-and-deletes feed: its first read on a container that keeps no log, then every read.
+  Result<ChangeFeedResponse> StartChangeLog(const ChangeFeedRequest& request);
   Result<ChangeFeedResponse> ReadChangeLog(storage::Transaction& txn, const ResolvedContainer& container,
                                            const RequestScope& scope, const ChangeFeedRequest& request);
 

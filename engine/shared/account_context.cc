@@ -126,6 +126,10 @@ Result<std::shared_ptr<const ResolvedContainer>> AccountContext::ResolveContaine
   }
   resolved->default_ttl = DefaultTtlOf(resolved->properties);
   resolved->change_log_retention_s = ChangeLogRetentionOf(resolved->properties);
+  if (resolved->change_log_retention_s == 0) {
+    COSMOS_ASSIGN_OR_RETURN(auto started, txn.FindChangeLogStart(found->seq));
+    if (started) resolved->change_log_retention_s = kStartedChangeLogRetentionSeconds;
+  }
   resolved->database_rid = ResourceId::ForDatabase(database.seq);
   resolved->container_rid = ResourceId::ForContainer(database.seq, found->seq);
   resolved->lsn = found->lsn;

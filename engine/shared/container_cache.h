@@ -22,6 +22,11 @@
 
 namespace cosmos::engine {
 
+// The all-versions change log of a container without a changeFeedPolicy keeps entries this long
+// once a reader started it: the service serves that mode on any container of an account with
+// continuous backup, whose shortest tier keeps 7 days.
+inline constexpr int64_t kStartedChangeLogRetentionSeconds = 7 * 24 * 3600;
+
 // A container with its database, parsed definition and derived ids.
 struct ResolvedContainer {
   storage::DatabaseRecord database;
@@ -37,6 +42,8 @@ struct ResolvedContainer {
   std::optional<int64_t> default_ttl;
   // How long the all-versions-and-deletes log keeps an entry (changeFeedPolicy.retentionDuration,
   // minutes, as seconds); 0: the container keeps no log.
+  // How long the all-versions change log keeps an entry: the changeFeedPolicy's retention, or for
+  // a container without one whose log a reader started, kStartedChangeLogRetentionSeconds; 0: none.
   int64_t change_log_retention_s = 0;
   // The throughput its partitions share: its own offer's, else its database's (shared_throughput),
   // else the serverless ceiling.

@@ -1,6 +1,8 @@
 """Wire parity: behaviours of the real service that an earlier survey found missing or different in
 cosmolite, driven through azure-cosmos 4.17.1. Each test asserts what the service does (sources in
-the docstrings); several are expected to fail until cosmolite catches up."""
+the docstrings). Those cosmolite does not do yet are marked
+@pytest.mark.xfail(strict=True, reason="known gap: ..."): reported as XFAIL, and failing the run (XPASS)
+once cosmolite is fixed, so that the marker gets removed."""
 import pytest
 from azure.cosmos import PartitionKey, ThroughputProperties, exceptions
 
@@ -59,6 +61,7 @@ def test_empty_hierarchical_prefix_without_the_option_is_400(make_container):
     assert "Cross partition query is required but disabled" in str(error), str(error)
 
 
+@pytest.mark.xfail(strict=True, reason="known gap: unordered results come in partition-key order, not _rid order")
 def test_unordered_results_come_in_insertion_order(container):
     """Within a physical partition, unordered results come in document _rid (insertion) order."""
     order = ["z", "a", "m", "b", "y", "c", "x"]
@@ -125,6 +128,7 @@ def test_container_recreated_while_the_client_caches_the_old_one(database, wire)
 
 # --- query features -------------------------------------------------------------------------------
 
+@pytest.mark.xfail(strict=True, reason="known gap: no x-ms-cosmos-index-utilization")
 def test_index_metrics(container):
     """populate_index_metrics: the service answers x-ms-cosmos-index-utilization, base64 JSON with
     UtilizedSingleIndexes, PotentialSingleIndexes, UtilizedCompositeIndexes, PotentialCompositeIndexes
@@ -143,12 +147,14 @@ def test_index_metrics(container):
     assert any("/n/" in spec for spec in specs), utilization
 
 
+@pytest.mark.xfail(strict=True, reason="known gap: JOIN over a function call is not parsed")
 def test_join_on_object_to_array(container):
     container.create_item({"id": "a", "pk": "p", "props": {"color": "red", "size": 3}})
     rows = list(container.query_items("SELECT p.k, p.v FROM c JOIN p IN ObjectToArray(c.props)", partition_key="p"))
     assert sorted((r["k"], r["v"]) for r in rows) == [("color", "red"), ("size", 3)]
 
 
+@pytest.mark.xfail(strict=True, reason="known gap: computed properties are stored but not evaluated")
 def test_computed_properties(database):
     container = database.create_container(
         cs.uid("c"), partition_key=PartitionKey(path="/pk"),

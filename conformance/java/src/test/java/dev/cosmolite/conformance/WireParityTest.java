@@ -53,11 +53,13 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.cosmolite.conformance.support.CosmosTest;
 import dev.cosmolite.conformance.support.Diagnostics;
 import dev.cosmolite.conformance.support.Env;
+import dev.cosmolite.conformance.support.KnownGap;
 import org.junit.jupiter.api.Test;
 
 /**
  * Behaviours an earlier survey found broken or missing in cosmolite, each asserted as the real service behaves
- * (see the README of this folder for the sources checked). Several are expected to fail until cosmolite is fixed.
+ * (see the README of this folder for the sources checked). Those cosmolite does not do yet are marked
+ * {@code @KnownGap("what cosmolite does instead")}: reported as "known gap" while they fail, failing the run once they pass.
  */
 class WireParityTest extends CosmosTest {
     static final String RANGE_HEADER = "x-ms-documentdb-partitionkeyrangeid";
@@ -119,6 +121,7 @@ class WireParityTest extends CosmosTest {
     }
 
     @Test
+    @KnownGap("unordered results come in partition-key order, not _rid order")
     void unorderedResultsComeInInsertionOrderWithinAPartition() {
         CosmosContainer container = newContainer();
         String[] ids = {"m", "c", "x", "a", "q", "b", "z", "k"};
@@ -231,6 +234,7 @@ class WireParityTest extends CosmosTest {
     }
 
     @Test
+    @KnownGap("no x-ms-cosmos-index-utilization")
     void queryMetricsAndIndexUtilization() {
         CosmosContainer container = newContainer();
         for (int i = 0; i < 10; i++) container.createItem(doc("id", "i" + i, "pk", "p", "name", "n" + (i % 2), "n", i));
@@ -263,6 +267,7 @@ class WireParityTest extends CosmosTest {
     // ------------------------------------------------------------------ SQL and container definitions
 
     @Test
+    @KnownGap("JOIN over a function call is not parsed")
     void joinOverObjectToArray() {
         CosmosContainer container = newContainer();
         container.createItem(doc("id", "a", "pk", "p", "props", Map.of("color", "red", "size", 3)));
@@ -350,6 +355,7 @@ class WireParityTest extends CosmosTest {
     }
 
     @Test
+    @KnownGap("computed properties are stored but not evaluated")
     void computedPropertiesAreUsableInQueries() {
         CosmosDatabase db = newDatabase();
         CosmosContainerProperties properties = new CosmosContainerProperties(uid("cp"), "/pk");
@@ -423,11 +429,20 @@ class WireParityTest extends CosmosTest {
     }
 
     @Test
-    void idLongerThan255CharactersAnswers400() {
+    void idLimitsAre1023BytesForItemsAnd255CharactersForContainers() {
+        // The service's limits, as azure-sdk-for-python's tests/test_resource_id.py (run against the service) expects
+        // them: an item id over 1,023 characters gets 400 "... less than '1024' characters.", a database or container id
+        // over 255 characters gets 400 "... less than '255' characters."
         CosmosContainer container = newContainer();
-        assertEquals(201, container.createItem(doc("id", "x".repeat(255), "pk", "p")).getStatusCode(), "a 255-character id");
-        CosmosException e = assertCosmos(400, "a 256-character id", () -> container.createItem(doc("id", "y".repeat(256), "pk", "p")));
-        assertNotNull(e.getMessage());
+        assertEquals(201, container.createItem(doc("id", "x".repeat(1023), "pk", "p")).getStatusCode(), "a 1,023-byte item id");
+        CosmosException item = assertCosmos(400, "a 1,024-byte item id",
+            () -> container.createItem(doc("id", "y".repeat(1024), "pk", "p")));
+        assertTrue(item.getMessage().contains("Ensure to provide a unique non-empty string less than '1024' characters."),
+            "message for a 1,024-byte item id: " + shortMessage(item));
+        CosmosException coll = assertCosmos(400, "a 256-character container id",
+            () -> database.createContainer("c".repeat(256), "/pk"));
+        assertTrue(coll.getMessage().contains("Ensure to provide a unique non-empty string less than '255' characters."),
+            "message for a 256-character container id: " + shortMessage(coll));
     }
 
     @Test
