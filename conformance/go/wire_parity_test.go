@@ -229,17 +229,15 @@ func TestWireParity_IndexUtilizationWhenAsked(t *testing.T) {
 // --- query language -----------------------------------------------------------------------------
 
 func TestWireParity_JoinOverAFunctionCall(t *testing.T) {
-	knownGap(t, "JOIN over a function call is not parsed", func(t testing.TB) {
-		_, container := newContainer(t, containerSpec{})
-		createItem(t, container, pk("p"), doc{"id": "o", "pk": "p", "props": map[string]any{"color": "red", "size": 3}})
-		result := mustQuery(t, container, "SELECT p.k, p.v FROM c JOIN p IN ObjectToArray(c.props)", pk("p"), nil)
-		rows := values(t, result.items)
-		sort.Slice(rows, func(i, j int) bool {
-			return rows[i].(map[string]any)["k"].(string) < rows[j].(map[string]any)["k"].(string)
-		})
-		deepEq(t, rows, []any{map[string]any{"k": "color", "v": "red"}, map[string]any{"k": "size", "v": 3.0}},
-			"JOIN p IN ObjectToArray(c.props)")
+	_, container := newContainer(t, containerSpec{})
+	createItem(t, container, pk("p"), doc{"id": "o", "pk": "p", "props": map[string]any{"color": "red", "size": 3}})
+	result := mustQuery(t, container, "SELECT p.k, p.v FROM c JOIN p IN ObjectToArray(c.props)", pk("p"), nil)
+	rows := values(t, result.items)
+	sort.Slice(rows, func(i, j int) bool {
+		return rows[i].(map[string]any)["k"].(string) < rows[j].(map[string]any)["k"].(string)
 	})
+	deepEq(t, rows, []any{map[string]any{"k": "color", "v": "red"}, map[string]any{"k": "size", "v": 3.0}},
+		"JOIN p IN ObjectToArray(c.props)")
 }
 
 // --- indexing policies ----------------------------------------------------------------------------

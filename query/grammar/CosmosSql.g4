@@ -40,9 +40,11 @@ fromSource
     | collection (K_AS? alias=identifier)?                                  # AliasedSource
     ;
 
-// A container, an earlier alias or a path below one; or a subquery.
+// A container, an earlier alias or a path below one; a function's result (JOIN x IN
+// ObjectToArray(c.props), as the ObjectToArray page shows); or a subquery.
 collection
-    : root=identifier steps+=pathStep*                                      # PathCollection
+    : functionCall                                                          # FunctionCollection
+    | root=identifier steps+=pathStep*                                      # PathCollection
     | '(' selectQuery ')'                                                   # SubqueryCollection
     ;
 

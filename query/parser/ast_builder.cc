@@ -133,11 +133,16 @@ FromSource AstBuilder::Source(P::FromSourceContext* ctx) {
 }
 
 // The alias a source gets when none is written: the container/alias name for a bare name, the
-// last property name for a path, none for a path ending in an array index or for a subquery.
+// last property name for a path, none for a path ending in an array index, a function call or a
+// subquery.
 ExprPtr AstBuilder::Collection(P::CollectionContext* ctx, std::string* inferred_alias) {
   if (auto* subquery = dynamic_cast<P::SubqueryCollectionContext*>(ctx)) {
     inferred_alias->clear();
     return Subquery(ExprKind::kScalarSubquery, subquery->selectQuery(), Span(subquery));
+  }
+  if (auto* call = dynamic_cast<P::FunctionCollectionContext*>(ctx)) {
+    inferred_alias->clear();
+    return FunctionCall(call->functionCall());
   }
   auto* path = static_cast<P::PathCollectionContext*>(ctx);
   ExprPtr expr = NewExpr(ExprKind::kIdentifier, Span(path->root));

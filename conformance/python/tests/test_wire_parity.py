@@ -147,7 +147,6 @@ def test_index_metrics(container):
     assert any("/n/" in spec for spec in specs), utilization
 
 
-@pytest.mark.xfail(strict=True, reason="known gap: JOIN over a function call is not parsed")
 def test_join_on_object_to_array(container):
     container.create_item({"id": "a", "pk": "p", "props": {"color": "red", "size": 3}})
     rows = list(container.query_items("SELECT p.k, p.v FROM c JOIN p IN ObjectToArray(c.props)", partition_key="p"))

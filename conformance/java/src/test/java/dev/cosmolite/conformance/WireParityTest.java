@@ -267,7 +267,6 @@ class WireParityTest extends CosmosTest {
     // ------------------------------------------------------------------ SQL and container definitions
 
     @Test
-    @KnownGap("JOIN over a function call is not parsed")
     void joinOverObjectToArray() {
         CosmosContainer container = newContainer();
         container.createItem(doc("id", "a", "pk", "p", "props", Map.of("color", "red", "size", 3)));
