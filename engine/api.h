@@ -138,6 +138,7 @@ struct QueryRequest {
   int64_t max_item_count = 0;                 // 0: the default page (100); -1: the server chooses
   std::optional<std::string> continuation;    // from the previous page
   bool populate_query_metrics = false;        // x-ms-documentdb-populatequerymetrics
+  bool populate_index_metrics = false;        // x-ms-cosmos-populateindexmetrics
   std::string correlation_id;                 // x-ms-cosmos-correlated-activityid: one SDK query
   std::optional<std::string> consistency_level;  // x-ms-consistency-level
 };
@@ -153,6 +154,7 @@ struct QueryFanOut {
 
 struct QueryResponse : FeedResponse {
   std::string query_metrics;  // x-ms-documentdb-query-metrics, when requested
+  std::string index_utilization;  // x-ms-cosmos-index-utilization, when requested (planning/index_utilization.h)
   QueryFanOut fan_out;
 };
 

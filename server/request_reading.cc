@@ -75,6 +75,7 @@ Result<engine::QueryRequest> QueryRequestOf(const HttpRequest& request, engine::
   query.body = request.body;
   query.partition_key_header = request.headers.Get(headers::kPartitionKey);
   query.enable_cross_partition = request.headers.IsTrue(headers::kEnableCrossPartition);
+  query.populate_index_metrics = request.headers.IsTrue(headers::kPopulateIndexMetrics);
   query.partition_key_range_id = request.headers.Get(headers::kPartitionKeyRangeId);
   query.start_epk = request.headers.Get(headers::kStartEpk);
   query.end_epk = request.headers.Get(headers::kEndEpk);

@@ -81,9 +81,11 @@ HttpResponse FromFeed(engine::FeedResponse feed, bool with_lsn) {
 
 HttpResponse FromQuery(engine::QueryResponse page, bool with_lsn) {
   std::string metrics = std::move(page.query_metrics);
+  std::string index_utilization = std::move(page.index_utilization);
   engine::QueryFanOut fan_out = std::move(page.fan_out);
   HttpResponse response = FromFeed(std::move(page), with_lsn);
   if (!metrics.empty()) response.AddHeader(headers::kQueryMetrics, metrics);
+  if (!index_utilization.empty()) response.AddHeader(headers::kIndexUtilization, index_utilization);
   response.AddHeader(headers::kCosmolitePartitionCount, std::to_string(fan_out.range_ids.size()));
   response.AddHeader(headers::kCosmolitePartitionIds, JoinIds(fan_out.range_ids));
   response.AddHeader(headers::kCosmoliteDocumentsScanned, std::to_string(fan_out.documents_scanned));

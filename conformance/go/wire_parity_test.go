@@ -204,26 +204,24 @@ func TestWireParity_QueryMetricsFields(t *testing.T) {
 }
 
 func TestWireParity_IndexUtilizationWhenAsked(t *testing.T) {
-	knownGap(t, "no x-ms-cosmos-index-utilization", func(t testing.TB) {
-		_, container := newContainer(t, containerSpec{})
-		seed(t, container, 5, 1)
-		// Mirrors azcosmos's TestSinglePartitionQueryWithIndexMetrics: asked → present on every page.
-		result := mustQuery(t, container, "SELECT * FROM c WHERE c.g = 'g1'", pk("p0"), &azcosmos.QueryOptions{PopulateIndexMetrics: true})
-		for i, page := range result.results {
-			ok(t, page.IndexMetrics != nil && *page.IndexMetrics != "", "page %d: x-ms-cosmos-index-utilization missing", i)
-			decoded, err := base64.StdEncoding.DecodeString(*page.IndexMetrics)
-			noErr(t, err, "index utilization is base64")
-			var info map[string]any
-			noErr(t, json.Unmarshal(decoded, &info), "index utilization is base64 JSON")
-			for _, field := range []string{"UtilizedSingleIndexes", "PotentialSingleIndexes", "UtilizedCompositeIndexes", "PotentialCompositeIndexes"} {
-				_, has := info[field]
-				ok(t, has, "index utilization lacks %s: %s", field, decoded)
-			}
+	_, container := newContainer(t, containerSpec{})
+	seed(t, container, 5, 1)
+	// Mirrors azcosmos's TestSinglePartitionQueryWithIndexMetrics: asked → present on every page.
+	result := mustQuery(t, container, "SELECT * FROM c WHERE c.g = 'g1'", pk("p0"), &azcosmos.QueryOptions{PopulateIndexMetrics: true})
+	for i, page := range result.results {
+		ok(t, page.IndexMetrics != nil && *page.IndexMetrics != "", "page %d: x-ms-cosmos-index-utilization missing", i)
+		decoded, err := base64.StdEncoding.DecodeString(*page.IndexMetrics)
+		noErr(t, err, "index utilization is base64")
+		var info map[string]any
+		noErr(t, json.Unmarshal(decoded, &info), "index utilization is base64 JSON")
+		for _, field := range []string{"UtilizedSingleIndexes", "PotentialSingleIndexes", "UtilizedCompositeIndexes", "PotentialCompositeIndexes"} {
+			_, has := info[field]
+			ok(t, has, "index utilization lacks %s: %s", field, decoded)
 		}
-		// Not asked → absent.
-		result = mustQuery(t, container, "SELECT * FROM c WHERE c.g = 'g1'", pk("p0"), nil)
-		ok(t, result.last.IndexMetrics == nil, "index metrics returned without being asked")
-	})
+	}
+	// Not asked → absent.
+	result = mustQuery(t, container, "SELECT * FROM c WHERE c.g = 'g1'", pk("p0"), nil)
+	ok(t, result.last.IndexMetrics == nil, "index metrics returned without being asked")
 }
 
 // --- query language -----------------------------------------------------------------------------

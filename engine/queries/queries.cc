@@ -5,6 +5,7 @@
 
 #include "engine/planning/access_path.h"
 #include "engine/planning/cross_partition.h"
+#include "engine/planning/index_utilization.h"
 #include "engine/planning/partition_targets.h"
 #include "engine/queries/document_sources.h"
 #include "engine/shared/feeds.h"
@@ -261,6 +262,9 @@ Result<QueryResponse> Queries::QueryItems(const QueryRequest& request) {
   response.fan_out.documents_returned = static_cast<int64_t>(page.rows.size());
   response.range_ids = scope.range_ids;
   FillQueryResponse(response, page, request, consistency, started, index_entries_read);
+  if (request.populate_index_metrics) {
+    response.index_utilization = IndexUtilizationHeader(IndexUtilization(container->indexing, *prepared, body.parameters));
+  }
   admission_.Charge(*container, scope.range_ids, response.request_charge);
   QueryLogEntry entry = LogEntryOf(request, *container, body.text, scope.range_ids, scope.by_partition_key);
   entry.request_charge = response.request_charge;

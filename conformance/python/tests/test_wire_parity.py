@@ -128,7 +128,6 @@ def test_container_recreated_while_the_client_caches_the_old_one(database, wire)
 
 # --- query features -------------------------------------------------------------------------------
 
-@pytest.mark.xfail(strict=True, reason="known gap: no x-ms-cosmos-index-utilization")
 def test_index_metrics(container):
     """populate_index_metrics: the service answers x-ms-cosmos-index-utilization, base64 JSON with
     UtilizedSingleIndexes, PotentialSingleIndexes, UtilizedCompositeIndexes, PotentialCompositeIndexes

@@ -234,7 +234,6 @@ class WireParityTest extends CosmosTest {
     }
 
     @Test
-    @KnownGap("no x-ms-cosmos-index-utilization")
     void queryMetricsAndIndexUtilization() {
         CosmosContainer container = newContainer();
         for (int i = 0; i < 10; i++) container.createItem(doc("id", "i" + i, "pk", "p", "name", "n" + (i % 2), "n", i));
