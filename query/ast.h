@@ -68,6 +68,9 @@ struct Expr {
   BinaryOp binary_op = BinaryOp::kEq;
   bool negated = false;            // NOT IN / NOT LIKE / NOT BETWEEN
   bool udf = false;                // kFunctionCall: udf.name(...)
+  // The expansion of a container's computed property: the reference it replaced, as written
+  // ("c.cp_name"), which formatted queries (the query plan's rewrittenQuery) print again.
+  std::string computed_property;
   std::vector<ExprPtr> children;
   std::vector<std::pair<std::string, ExprPtr>> fields;  // kObjectLiteral, in written order
   std::shared_ptr<SelectQuery> subquery;                // kScalarSubquery, kExists, kArraySubquery

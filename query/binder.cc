@@ -91,7 +91,7 @@ class Binder {
     for (auto& item : q.items) COSMOS_RETURN_IF_ERROR(BindExpr(*item.expr, scope, Clause::kSelect, &info));
     for (auto& o : q.order_by) {
       COSMOS_RETURN_IF_ERROR(BindExpr(*o.expr, scope, Clause::kOther, nullptr));
-      if (!IsDocumentPath(*o.expr)) {
+      if (!IsDocumentPath(*o.expr) && o.expr->computed_property.empty()) {
         return QueryErrorWithoutLocation(
             "2206", "Unsupported ORDER BY clause. ORDER BY item expression could not be mapped to a document path.");
       }

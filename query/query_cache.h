@@ -13,6 +13,7 @@
 
 #include "common/result.h"
 #include "query/binder.h"
+#include "query/computed_properties.h"
 
 namespace cosmos::query {
 
@@ -20,8 +21,9 @@ class PreparedQueryCache {
  public:
   explicit PreparedQueryCache(size_t capacity = 1024) : capacity_(capacity) {}
 
-  // Parses and binds `text`, or returns the cached result. 400 for invalid queries.
-  Result<std::shared_ptr<const BoundQuery>> Prepare(std::string_view text);
+  // Parses and binds `text`, or returns the cached result. 400 for invalid queries. With the
+  // container's `computed` properties, their names in the query are expanded before binding.
+  Result<std::shared_ptr<const BoundQuery>> Prepare(std::string_view text, const ComputedProperties* computed = nullptr);
 
  private:
   using Entry = std::pair<std::string, std::shared_ptr<const BoundQuery>>;

@@ -3,6 +3,7 @@
 #include <cstdint>
 
 #include "engine/indexing/indexing_policy.h"
+#include "query/computed_properties.h"
 
 namespace cosmos::engine {
 namespace {
@@ -83,6 +84,9 @@ Result<Json> NormalizeContainerDefinition(const Json& definition) {
                                           {"conflictResolutionProcedure", ""}};
   }
   if (!result.contains("geospatialConfig")) result["geospatialConfig"] = {{"type", "Geography"}};
+  if (auto computed = query::ComputedProperties::Parse(result.value("computedProperties", Json())); !computed.ok()) {
+    return computed.status();
+  }
   COSMOS_RETURN_IF_ERROR(CheckGeospatialConfig(result["geospatialConfig"], result["indexingPolicy"]));
   if (auto ttl = definition.find("defaultTtl"); ttl != definition.end()) {
     if (ttl->is_null()) {

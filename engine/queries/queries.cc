@@ -171,9 +171,9 @@ Result<QueryResponse> Queries::QueryConflicts(const QueryRequest& request) {
 Result<QueryPlanResponse> Queries::QueryPlan(const QueryRequest& request,
                                              const std::optional<std::string>& supported_features) {
   COSMOS_ASSIGN_OR_RETURN(auto body, ParseQueryBody(request.body));
-  COSMOS_ASSIGN_OR_RETURN(auto prepared, prepared_queries_.Prepare(body.text));
   COSMOS_ASSIGN_OR_RETURN(auto txn, context_.store().BeginRead());
   COSMOS_ASSIGN_OR_RETURN(auto container, context_.FindContainer(txn, request.container, /*as_owner=*/true));
+  COSMOS_ASSIGN_OR_RETURN(auto prepared, prepared_queries_.Prepare(body.text, container->computed.get()));
   COSMOS_ASSIGN_OR_RETURN(auto plan, ContainerQueryPlan(*container, *prepared, body.parameters, supported_features));
   QueryPlanResponse response;
   response.range_ids = RangesReached(container->routing, plan["queryRanges"]);
@@ -188,11 +188,12 @@ Result<QueryPlanResponse> Queries::QueryPlan(const QueryRequest& request,
 Result<QueryResponse> Queries::QueryItems(const QueryRequest& request) {
   auto started = std::chrono::steady_clock::now();
   COSMOS_ASSIGN_OR_RETURN(auto body, ParseQueryBody(request.body));
-  COSMOS_ASSIGN_OR_RETURN(auto prepared, prepared_queries_.Prepare(body.text));
   COSMOS_ASSIGN_OR_RETURN(auto consistency, ReadConsistency(context_.options().default_consistency, request.consistency_level));
 
   COSMOS_ASSIGN_OR_RETURN(auto txn, context_.store().BeginRead());
   COSMOS_ASSIGN_OR_RETURN(auto container, context_.FindContainer(txn, request.container, /*as_owner=*/true));
+  // Prepared for this container: its computed properties are part of the query.
+  COSMOS_ASSIGN_OR_RETURN(auto prepared, prepared_queries_.Prepare(body.text, container->computed.get()));
   COSMOS_RETURN_IF_ERROR(container->indexing.CheckOrderBy(OrderByPaths(prepared->root())));
   COSMOS_ASSIGN_OR_RETURN(auto scope, ResolveScope(container->partition_key, container->routing,
                                                    {request.partition_key_header, request.partition_key_range_id,

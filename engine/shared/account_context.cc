@@ -126,6 +126,8 @@ Result<std::shared_ptr<const ResolvedContainer>> AccountContext::ResolveContaine
   }
   resolved->default_ttl = DefaultTtlOf(resolved->properties);
   resolved->change_log_retention_s = ChangeLogRetentionOf(resolved->properties);
+  COSMOS_ASSIGN_OR_RETURN(resolved->computed,
+                          query::ComputedProperties::Parse(resolved->properties.value("computedProperties", Json())));
   if (resolved->change_log_retention_s == 0) {
     COSMOS_ASSIGN_OR_RETURN(auto started, txn.FindChangeLogStart(found->seq));
     if (started) resolved->change_log_retention_s = kStartedChangeLogRetentionSeconds;

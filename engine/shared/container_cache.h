@@ -18,6 +18,7 @@
 #include "engine/catalog/throughput.h"
 #include "engine/partitioning/partition_key.h"
 #include "engine/partitioning/partitioning.h"
+#include "query/computed_properties.h"
 #include "storage/store.h"
 
 namespace cosmos::engine {
@@ -45,6 +46,8 @@ struct ResolvedContainer {
   // How long the all-versions change log keeps an entry: the changeFeedPolicy's retention, or for
   // a container without one whose log a reader started, kStartedChangeLogRetentionSeconds; 0: none.
   int64_t change_log_retention_s = 0;
+  // computedProperties, which its queries expand (query/computed_properties.h).
+  std::shared_ptr<const query::ComputedProperties> computed;
   // The throughput its partitions share: its own offer's, else its database's (shared_throughput),
   // else the serverless ceiling.
   ContainerThroughput throughput;

@@ -136,6 +136,7 @@ std::string FormatJsonLiteral(const Json& value) {
 }
 
 std::string FormatExpr(const Expr& e) {
+  if (!e.computed_property.empty()) return e.computed_property;  // the container expands it again
   auto child = [&e](size_t i) { return FormatExpr(*e.children[i]); };
   std::string negated = e.negated ? " NOT" : "";
   switch (e.kind) {
