@@ -82,6 +82,21 @@ CosmosCall CreateDocumentCall(const std::string& database, const std::string& co
   return call;
 }
 
+CosmosCall BulkCall(const std::string& database, const std::string& container, std::string operations,
+                    const std::string& range_id) {
+  CosmosCall call;
+  call.verb = http::verb::post;
+  call.path = "/dbs/" + UrlEncode(database) + "/colls/" + UrlEncode(container) + "/docs";
+  call.resource_type = "docs";
+  call.resource_link = "dbs/" + database + "/colls/" + container;
+  call.body = std::move(operations);
+  call.headers.emplace_back("x-ms-cosmos-is-batch-request", "True");
+  call.headers.emplace_back("x-ms-cosmos-batch-atomic", "False");
+  call.headers.emplace_back("x-ms-cosmos-batch-continue-on-error", "True");
+  call.headers.emplace_back("x-ms-documentdb-partitionkeyrangeid", range_id);
+  return call;
+}
+
 CosmosCall ReadDocumentCall(const std::string& database, const std::string& container, const std::string& id,
                             const std::string& partition_key_value) {
   CosmosCall call;

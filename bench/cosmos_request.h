@@ -44,6 +44,11 @@ CosmosCall DeleteContainerCall(const std::string& database, const std::string& c
 // POST a document; `upsert` adds x-ms-documentdb-is-upsert.
 CosmosCall CreateDocumentCall(const std::string& database, const std::string& container, std::string body,
                               const std::string& partition_key_value, bool upsert);
+// A bulk request (POST .../docs, x-ms-cosmos-is-batch-request, not atomic, continue on error) as
+// the Java and .NET SDKs send one: `operations` is the JSON array of operations, all on the physical
+// partition `range_id` (x-ms-documentdb-partitionkeyrangeid), each with its own partitionKey.
+CosmosCall BulkCall(const std::string& database, const std::string& container, std::string operations,
+                    const std::string& range_id);
 CosmosCall ReadDocumentCall(const std::string& database, const std::string& container, const std::string& id,
                             const std::string& partition_key_value);
 // One read-feed page of a container's documents.

@@ -182,7 +182,7 @@ WindowSummary Summarize(const LoadResult& result, size_t from, size_t to) {
   double charge_sum = 0;
   for (const Sample& sample : result.samples) {
     if (sample.done_us < from_us || sample.done_us > to_us || (sample.done_us == to_us && !last_window)) continue;
-    if (sample.status >= 200 && sample.status < 300) {
+    if (Succeeded(sample.status)) {
       ++summary.ok;
       latencies.push_back(sample.latency_us);
       latency_sum += sample.latency_us;

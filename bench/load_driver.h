@@ -46,6 +46,10 @@ struct Sample {
   float charge = -1;        // x-ms-request-charge; -1: header missing
 };
 
+// An answer that did all it was asked: a 2xx other than 207 (Multi-Status: some operations of a
+// bulk request failed, so the request counts as an error).
+inline bool Succeeded(uint16_t status) { return status >= 200 && status < 300 && status != 207; }
+
 struct LoadResult {
   std::vector<Sample> samples;  // in no particular order
   // Edges in seconds: 0, the plan's boundaries, then the moment the last answer arrived.
@@ -64,7 +68,7 @@ LoadResult RunLoad(const Target& target, net::ssl::context* tls_context, const M
 // Figures for the answers that arrived between edges `from` and `to` of a load.
 struct WindowSummary {
   double seconds = 0;
-  uint64_t ok = 0;      // 2xx answers
+  uint64_t ok = 0;      // Succeeded() answers
   uint64_t errors = 0;  // everything else, transport errors included
   std::map<int, uint64_t> error_statuses;  // status (0: transport) -> count
   double ops_per_s = 0;                    // ok / seconds

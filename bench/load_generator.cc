@@ -1,11 +1,12 @@
 // cosmolite_bench: the benchmark's load generator. Drives one workload (point creates, reads,
-// upserts, telemetry ingest, queries) against a running Cosmos DB endpoint over N keep-alive connections,
-// signing every request with the master key, and prints one JSON object per measured run on
-// stdout (a human line per run on stderr). `--workload startup` instead spawns a server command
-// and times spawn -> ready.
+// upserts, bulk creates, telemetry ingest, queries) against a running Cosmos DB endpoint over N
+// keep-alive connections, signing every request with the master key, and prints one JSON object
+// per measured run on stdout (a human line per run on stderr). `--workload startup` instead spawns
+// a server command and times spawn -> ready.
 #include <CLI/CLI.hpp>
 
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <iostream>
 #include <random>
@@ -65,6 +66,28 @@ void PrintHuman(const Flags& flags, const std::string& what, const WindowSummary
                flags.label.c_str(), what.c_str(), summary.ops_per_s, summary.p50_ms, summary.p99_ms,
                static_cast<unsigned long long>(summary.errors), summary.server_cpu_us_per_op,
                summary.server_cpu_cores, summary.server_rss_mb, summary.client_cpu_us_per_op);
+}
+
+// A request that carries several documents (bulk): the figures per document, so they compare
+// with one-document workloads. Called after the window's figures are in `report`.
+void AddPerDocumentFigures(nlohmann::json& report) {
+  int per_request = report.value("operations_per_request", 0);
+  if (per_request <= 1) return;
+  auto per_document = [&](const char* key, double factor) {
+    double value = report.value(key, -1.0);
+    return value < 0 ? -1.0 : std::round(value * factor * 100) / 100;
+  };
+  report["docs_per_s"] = per_document("ops_per_s", per_request);
+  report["server_cpu_us_per_doc"] = per_document("server_cpu_us_per_op", 1.0 / per_request);
+  report["client_cpu_us_per_doc"] = per_document("client_cpu_us_per_op", 1.0 / per_request);
+  report["charge_per_doc"] = per_document("charge_mean", 1.0 / per_request);
+}
+
+void PrintPerDocument(const Flags& flags, const nlohmann::json& report) {
+  if (!report.contains("docs_per_s")) return;
+  std::fprintf(stderr, "%s %s: %.0f docs/s, server %.2f us/doc, client %.2f us/doc\n", flags.label.c_str(),
+               flags.workload.c_str(), report["docs_per_s"].get<double>(),
+               report["server_cpu_us_per_doc"].get<double>(), report["client_cpu_us_per_doc"].get<double>());
 }
 
 nlohmann::json BaseReport(const Flags& flags) {
@@ -137,6 +160,7 @@ int RunWorkload(const Flags& flags) {
     workload->AddSetupFigures(report);
     report["run"] = 1;
     report.update(cosmos::bench::ToJson(summary));
+    AddPerDocumentFigures(report);
     report["issued"] = result.issued;
     if (open_loop) {
       report["rate_target"] = flags.rate;
@@ -146,7 +170,7 @@ int RunWorkload(const Flags& flags) {
       std::vector<uint64_t> per_second(static_cast<size_t>(std::ceil(flags.seconds)), 0);
       for (const auto& sample : result.samples) {
         auto second = static_cast<size_t>(sample.done_us / 1000000);
-        if (sample.status >= 200 && sample.status < 300 && second < per_second.size()) ++per_second[second];
+        if (cosmos::bench::Succeeded(sample.status) && second < per_second.size()) ++per_second[second];
       }
       if (!per_second.empty()) {
         report["slowest_second_ops"] = *std::min_element(per_second.begin(), per_second.end());
@@ -160,6 +184,7 @@ int RunWorkload(const Flags& flags) {
     }
     std::cout << report.dump() << std::endl;
     PrintHuman(flags, flags.workload, summary);
+    PrintPerDocument(flags, report);
     if (open_loop) {
       std::fprintf(stderr, "%s %s: offered %.0f/s for %.0f s, acknowledged %s, stored %s, max lag %.1f ms\n",
                    flags.label.c_str(), flags.workload.c_str(), flags.rate, flags.seconds,
@@ -175,8 +200,10 @@ int RunWorkload(const Flags& flags) {
       workload->AddSetupFigures(report);
       report["run"] = window - first_window + 1;
       report.update(cosmos::bench::ToJson(summary));
+      AddPerDocumentFigures(report);
       std::cout << report.dump() << std::endl;
       PrintHuman(flags, flags.workload + " run " + std::to_string(window - first_window + 1), summary);
+      PrintPerDocument(flags, report);
       failed = failed || summary.errors > 0 || summary.missing_charge > 0;
     }
   }

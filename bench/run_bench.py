@@ -10,6 +10,9 @@ transport (HTTPS, certificate not verified, N keep-alive connections):
   sqlite          build/bench/bench_sqlite: raw SQLite insert and point-select loops, no HTTP
   query-engine    build/bench/bench_query_parse: parse+bind, cached prepare and query-plan rates
 
+cosmolite also runs bulk creates (100 operations per request, as the SDKs' bulk mode sends them)
+right after its point creates, and the report compares the two per document.
+
 cosmolite and the peer also run the query workloads (single-partition query, cross-partition
 ORDER BY) over --query-documents seeded documents each (10k and 100k by default).
 
@@ -61,6 +64,10 @@ CHANGEFEED_WORKLOAD = "changefeed"
 NARROW_POLICY = '{"includedPaths":[{"path":"/pk/?"}],"excludedPaths":[{"path":"/*"}]}'
 N_EXCLUDED_POLICY = '{"excludedPaths":[{"path":"/n/?"}]}'
 FILTER_WORKLOAD = "query-filter"
+# cosmolite only: 1 KB creates in bulk requests of BULK_OPERATIONS each (the SDKs' bulk mode), run right
+# after the point creates so the two compare per document.
+BULK_WORKLOAD = "bulk-create"
+BULK_OPERATIONS = 100
 
 
 def log(message):
@@ -260,6 +267,11 @@ class Bench:
         self.records = []
         self.problems = []
         self.retry_budget_s = args.retry_budget
+        self.workloads = set(args.workloads.split(",")) if args.workloads else None
+
+    def selected(self, workload):
+        """Whether --workloads (empty: everything) asks for this workload."""
+        return self.workloads is None or workload in self.workloads
 
     def wait_for_quiet(self, what):
         """Waits (up to --quiet-wait s) until other work on the shared machine stops."""
@@ -281,7 +293,10 @@ class Bench:
     def generate(self, label, workload, port, tls, server_pid, extra=(), note="", timeout=None, what=None,
                  alone=True):
         """Runs one workload; returns False when the generator timed out. With `alone` false (other
-        load runs on purpose) it neither waits for a quiet machine nor measures noisy runs again."""
+        load runs on purpose) it neither waits for a quiet machine nor measures noisy runs again.
+        A workload that --workloads leaves out is skipped (and counts as done)."""
+        if not self.selected(workload):
+            return True
         connections = self.args.connections
         if workload == "telemetry":
             connections = self.args.telemetry_connections
@@ -355,7 +370,7 @@ class Bench:
     def indexing_workloads(self, server):
         """Write throughput under the default and a narrow policy; the equality filter with and
         without an index on n, at each --query-documents size."""
-        if not self.args.queries_only:
+        if not self.args.queries_only and self.selected("indexing"):
             self.generate("cosmolite-default-index", "create", server.port, server.tls, server.pid,
                           ["--container", "c-default-index"])
             self.generate("cosmolite-narrow-index", "create", server.port, server.tls, server.pid,
@@ -399,6 +414,8 @@ class Bench:
             self.problems.append(f"{what}: the scanning queries did not finish")
 
     def startup(self, label, command, tls, ready_path, starts):
+        if not self.selected("startup"):
+            return
         argv = [self.generator, "--workload", "startup", "--label", label, "--starts", starts,
                 "--idle-ms", self.args.idle_ms, "--ready-path", ready_path]
         if tls:
@@ -426,12 +443,12 @@ class Bench:
         with Server("cosmolite", [self.cosmolite, "--port", port, "--data-dir", data_dir], port, True, "/ready",
                     self.log_dir) as server:
             if not self.args.queries_only:
-                self.point_workloads("cosmolite", server, ["create", "read", "upsert"])
+                self.point_workloads("cosmolite", server, ["create", BULK_WORKLOAD, "read", "upsert"])
             if not self.args.skip_telemetry and not self.args.queries_only:
                 self.generate("cosmolite", "telemetry", server.port, True, server.pid)
             self.query_workloads("cosmolite", server)
             self.indexing_workloads(server)
-            if not self.args.queries_only and not self.args.skip_queries:
+            if not self.args.queries_only and not self.args.skip_queries and self.selected("beside-scans"):
                 self.writes_beside_scans(server)
         code = server.stop()
         if code not in (0, None):
@@ -621,6 +638,55 @@ TARGET_NAMES = {
     "raw-beast-http": "raw Beast server (plain HTTP)",
     "sqlite": "raw SQLite (no HTTP)",
 }
+
+
+def render_bulk(w, records, args):
+    """Bulk creates beside point creates on the same server, per document."""
+    bulk_runs = runs_of(records, "cosmolite", BULK_WORKLOAD)
+    if not bulk_runs:
+        return
+    m = lambda workload, key: median_of(records, "cosmolite", workload, key)  # noqa: E731
+    per_request = bulk_runs[0].get("operations_per_request", BULK_OPERATIONS)
+    w("## Bulk creates vs point creates (cosmolite, HTTPS, 1 KB documents, medians)")
+    w("")
+    w(f"Bulk: `POST …/docs` with `x-ms-cosmos-is-batch-request: True`, `x-ms-cosmos-batch-atomic: False`, "
+      f"`x-ms-cosmos-batch-continue-on-error: True` and `x-ms-documentdb-partitionkeyrangeid` (as the Java and "
+      f".NET SDKs group bulk operations per physical partition), {per_request} `Create` operations per request "
+      f"over partition keys p0…p99, into a fresh one-partition container; the same documents as the point "
+      f"creates, {args.connections} connections. A request counts only when all its operations applied (200).")
+    w("")
+    w("| creates | docs/s | runs (docs/s) | requests/s | p50 ms per request | p99 ms per request "
+      "| server CPU µs/doc | server CPU cores | client CPU µs/doc | RU per doc | errors | other load cores |")
+    w("|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    point_runs = runs_of(records, "cosmolite", "create")
+    rows = [("point (one per request)", "create", point_runs, 1),
+            (f"bulk ({per_request} per request)", BULK_WORKLOAD, bulk_runs, per_request)]
+    docs_per_s = {}
+    cpu_per_doc = {}
+    for name, workload, runs, per in rows:
+        if not runs:
+            continue
+        per_run = " / ".join(fmt(r.get("ops_per_s", 0) * per) +
+                             ("†" if r.get("other_load_cores", 0) > NOISE_THRESHOLD else "") for r in runs)
+        requests = m(workload, "ops_per_s")
+        cpu = m(workload, "server_cpu_us_per_op")
+        client = m(workload, "client_cpu_us_per_op")
+        charge = m(workload, "charge_mean")
+        docs_per_s[workload] = requests and requests * per
+        cpu_per_doc[workload] = cpu and cpu / per
+        w(f"| {name} | {fmt(docs_per_s[workload])} | {per_run} | {fmt(requests)} | {fmt(m(workload, 'p50_ms'), 2)} "
+          f"| {fmt(m(workload, 'p99_ms'), 2)} | {fmt(cpu_per_doc[workload], 1)} "
+          f"| {fmt(m(workload, 'server_cpu_cores'), 2)} | {fmt(client and client / per, 1)} "
+          f"| {fmt(charge and charge / per, 2)} | {sum(r.get('errors', 0) for r in runs)} "
+          f"| {fmt(m(workload, 'other_load_cores'), 2)} |")
+    w("")
+    speed = ratio(docs_per_s.get(BULK_WORKLOAD), docs_per_s.get("create"))
+    cpu_saving = ratio(cpu_per_doc.get("create"), cpu_per_doc.get(BULK_WORKLOAD))
+    w(f"Bulk is {times_text(speed)} faster per document than point creates (docs/s), and the server spends "
+      f"{times_text(cpu_saving)} less CPU per document (point ÷ bulk µs/doc). The server applies each bulk "
+      f"operation as if it were sent alone (`RunBulk` in engine/items/batch.cc): bulk saves the per-request "
+      f"work (TLS records, HTTP parsing, the signature check, routing, response headers), not the storage work.")
+    w("")
 
 
 def render_queries(w, records, args):
@@ -949,6 +1015,7 @@ def render(info, records, problems, args):
                 w(f"| {what}, {documents:,} documents | {fmt(ratio(mine, theirs), 2)} | — | — |")
     w("")
 
+    render_bulk(w, records, args)
     render_queries(w, records, args)
     render_fanout(w, records, args)
     render_changefeed(w, records, args)
@@ -1050,6 +1117,10 @@ def main():
     parser.add_argument("--render-only", action="store_true",
                         help="rewrite results.md from the results.json of the last run, measuring nothing")
     parser.add_argument("--skip-plain-http", action="store_true")
+    parser.add_argument("--workloads", default="",
+                        help="comma-separated subset of the workloads to run on each target, e.g. "
+                             "create,bulk-create (names as cosmolite_bench --workload; also startup, and "
+                             "indexing and beside-scans for those sections' extra create runs)")
     parser.add_argument("--only", default="", help="comma-separated subset: cosmolite,cosmolite-http,peer,"
                                                    "raw-beast,sqlite,query-engine (the report then lacks the "
                                                    "others)")

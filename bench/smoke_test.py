@@ -2,10 +2,11 @@
 """ctest bench_smoke: a tiny run of the benchmark tools against an in-memory cosmolite.
 
 Starts `cosmolite --in-memory --no-tls` on a free port, runs a few hundred creates, reads and
-upserts, a 2-second telemetry run at a low rate and a few dozen queries of each query workload
-through cosmolite_bench --check (zero errors, every response charged, every acknowledged telemetry
-document counted in the read feed, the first query's rows checked against the seed), one
-start-to-ready probe, and stops the server, which must exit 0. Takes a few seconds.
+upserts, 20 bulk requests of 100 creates, a 2-second telemetry run at a low rate and a few dozen
+queries of each query workload through cosmolite_bench --check (zero errors, every response
+charged, every acknowledged telemetry or bulk document counted in the read feed, the first query's
+rows checked against the seed), one start-to-ready probe, and stops the server, which must exit 0.
+Takes a few seconds.
 """
 
 import argparse
@@ -19,6 +20,7 @@ from run_bench import Server, free_port, run_json_lines  # noqa: E402
 TELEMETRY_RATE = 250
 TELEMETRY_SECONDS = 2
 POINT_REQUESTS = 300
+BULK_REQUESTS = 20  # of 100 creates each
 QUERY_REQUESTS = 40
 
 
@@ -50,6 +52,7 @@ def main():
                   "--check"]
         for workload, expected, extra in [
                 ("create", POINT_REQUESTS, ["--requests", POINT_REQUESTS]),
+                ("bulk-create", BULK_REQUESTS, ["--requests", BULK_REQUESTS]),
                 ("read", POINT_REQUESTS, ["--requests", POINT_REQUESTS, "--seed-docs", 100]),
                 ("upsert", POINT_REQUESTS, ["--requests", POINT_REQUESTS, "--seed-docs", 100]),
                 ("telemetry", TELEMETRY_RATE * TELEMETRY_SECONDS,
@@ -82,6 +85,9 @@ def main():
             if workload == "telemetry":
                 check("telemetry: read feed counts every acknowledged document",
                       report.get("stored") == expected and report.get("lost") == 0, str(report))
+            if workload == "bulk-create":
+                check("bulk-create: every document of every request is stored",
+                      report.get("stored") == BULK_REQUESTS * 100 and report.get("docs_per_s", 0) > 0, str(report))
             if workload == "changefeed":
                 check("changefeed: the drain saw every document once", report.get("drained") == 500, str(report))
             if workload == "query-orderby":
