@@ -353,7 +353,6 @@ class WireParityTest extends CosmosTest {
     }
 
     @Test
-    @KnownGap("computed properties are stored but not evaluated")
     void computedPropertiesAreUsableInQueries() {
         CosmosDatabase db = newDatabase();
         CosmosContainerProperties properties = new CosmosContainerProperties(uid("cp"), "/pk");
