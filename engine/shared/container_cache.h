@@ -41,8 +41,6 @@ struct ResolvedContainer {
   RoutingMap routing;  // its physical partitions
   // Time to live (defaultTtl): nullopt = off; -1 = on without a default; N = seconds.
   std::optional<int64_t> default_ttl;
-  // How long the all-versions-and-deletes log keeps an entry (changeFeedPolicy.retentionDuration,
-  // minutes, as seconds); 0: the container keeps no log.
   // How long the all-versions change log keeps an entry: the changeFeedPolicy's retention, or for
   // a container without one whose log a reader started, kStartedChangeLogRetentionSeconds; 0: none.
   int64_t change_log_retention_s = 0;
