@@ -185,6 +185,9 @@ struct BatchRequest {
   // header names, all applied or none. Otherwise (bulk) each operation applies on its own, in the
   // partition its own partitionKey names.
   std::optional<std::string> partition_key_header;
+  // Bulk: the physical partition the SDK grouped the operations for (x-ms-documentdb-partitionkeyrangeid);
+  // one since split answers 410/1002, so that the SDK groups them again.
+  std::optional<std::string> partition_key_range_id;
   bool atomic = true;
   bool continue_on_error = true;  // bulk: x-ms-cosmos-batch-continue-on-error
 };

@@ -404,6 +404,7 @@ Result<HttpResponse> ExecuteBatch(const RouteCall& call) {
   batch.container = DocumentsOf(call);
   batch.body = request.body;
   batch.partition_key_header = request.headers.Get(headers::kPartitionKey);
+  batch.partition_key_range_id = request.headers.Get(headers::kPartitionKeyRangeId);
   std::optional<std::string> atomic = request.headers.Get(headers::kIsBatchAtomic);
   batch.atomic = !atomic || request.headers.IsTrue(headers::kIsBatchAtomic);
   std::optional<std::string> continue_on_error = request.headers.Get(headers::kBatchContinueOnError);

@@ -73,6 +73,30 @@ export default [
     },
   },
   {
+    name: "a bulk request for a physical partition that has since split answers 410/1002; for a current one it applies",
+    requires: ["managed"],
+    async run(ctx) {
+      const { database, container } = await ctx.container();
+      const containerPath = `/dbs/${seg(database.id)}/colls/${seg(container.id)}`;
+      const bulk = (rangeId, id) => ctx.raw({
+        method: "POST",
+        path: `${containerPath}/docs`,
+        headers: {
+          "x-ms-cosmos-is-batch-request": "True", "x-ms-cosmos-batch-atomic": "False",
+          "x-ms-documentdb-partitionkeyrangeid": rangeId,
+        },
+        body: [{ operationType: "Create", resourceBody: { id, pk: "p" }, partitionKey: "[\"p\"]" }],
+      });
+      const ranges = (await ctx.raw({ path: `${containerPath}/pkranges` })).json.PartitionKeyRanges;
+      const parent = ranges[0].id;
+      a.eq((await bulk(parent, "before")).status, 200, "bulk to a current range");
+      const split = await ctx.raw({ method: "POST", path: `/_cosmolite${containerPath}/pkranges/${parent}/split`, auth: "none" });
+      a.eq(split.status, 200, `split: ${split.text}`);
+      a.rawError(await bulk(parent, "after"), 410, "bulk to the split range", { substatus: 1002 });
+      a.deepEq(await ids(container), ["before"], "nothing applied");
+    },
+  },
+  {
     name: "a batch with more than 100 operations or two partition keys answers 400",
     async run(ctx) {
       const { container } = await ctx.container();

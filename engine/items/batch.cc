@@ -211,6 +211,13 @@ Result<BatchResponse> Items::RunAtomic(const BatchRequest& request, const std::v
 // throttled one answers 429 for the SDK to retry while the others apply. Without
 // continue-on-error, the first failure stops the rest (424).
 Result<BatchResponse> Items::RunBulk(const BatchRequest& request, const std::vector<BatchOperation>& operations) {
+  if (request.partition_key_range_id) {
+    COSMOS_ASSIGN_OR_RETURN(auto txn, context_.store().BeginRead());
+    COSMOS_ASSIGN_OR_RETURN(auto container, context_.FindContainer(txn, request.container, /*as_owner=*/true));
+    Result<RequestScope> range = ResolveScope(container->partition_key, container->routing,
+                                              {std::nullopt, request.partition_key_range_id, std::nullopt, std::nullopt});
+    if (!range.ok()) return range.status();
+  }
   BatchResponse response;
   response.results.resize(operations.size());
   bool stopped = false;
