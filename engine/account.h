@@ -46,8 +46,8 @@ class Account {
     return catalog_.DeleteDatabase(database, preconditions);
   }
   Result<ResourceResponse> CreateContainer(const ResourceName& database, const std::string& body,
-                                           const ContainerThroughput& throughput = {}) {
-    return catalog_.CreateContainer(database, body, throughput);
+                                           const ContainerThroughput& throughput = {}, bool legacy_api_version = false) {
+    return catalog_.CreateContainer(database, body, throughput, legacy_api_version);
   }
   Result<ResourceResponse> ReadContainer(const ContainerAddress& container, bool populate_quota_info = false,
                                          bool populate_partition_statistics = false) {

@@ -14,6 +14,7 @@ inline constexpr char kIsQueryPlanRequest[] = "x-ms-cosmos-is-query-plan-request
 inline constexpr char kEnableCrossPartition[] = "x-ms-documentdb-query-enablecrosspartition";
 inline constexpr char kPartitionKeyRangeId[] = "x-ms-documentdb-partitionkeyrangeid";
 inline constexpr char kContentLocation[] = "Content-Location";
+inline constexpr char kVersion[] = "x-ms-version";
 inline constexpr char kPopulateIndexMetrics[] = "x-ms-cosmos-populateindexmetrics";
 inline constexpr char kIndexUtilization[] = "x-ms-cosmos-index-utilization";
 inline constexpr char kIntendedCollectionRid[] = "x-ms-cosmos-intended-collection-rid";

@@ -143,8 +143,11 @@ Result<HttpResponse> QueryContainers(const RouteCall& call) {
 Result<HttpResponse> CreateContainer(const RouteCall& call) {
   COSMOS_RETURN_IF_ERROR(RejectUnsupportedPost(call.request));
   COSMOS_ASSIGN_OR_RETURN(auto throughput, ContainerThroughputOf(call.request));
-  COSMOS_ASSIGN_OR_RETURN(auto created,
-                          call.account.CreateContainer(NameAt(call.path, 0), call.request.body, throughput));
+  // API versions before 2018-12-31 may create the legacy non-partitioned container.
+  std::string version = call.request.headers.Get(headers::kVersion).value_or("");
+  bool legacy_api_version = !version.empty() && version < "2018-12-31";
+  COSMOS_ASSIGN_OR_RETURN(auto created, call.account.CreateContainer(NameAt(call.path, 0), call.request.body,
+                                                                     throughput, legacy_api_version));
   return FromResource(std::move(created), 201, false);
 }
 

@@ -26,6 +26,35 @@ function checkDefaultIndexingPolicy(policy, what) {
 
 export default [
   {
+    name: "an API version before 2018-12-31 may create a legacy non-partitioned container: one logical partition, no key needed",
+    async run(ctx) {
+      const database = await ctx.database();
+      const colls = `/dbs/${seg(database.id)}/colls`;
+      const legacy = { "x-ms-version": "2018-06-18" };
+      const refused = await ctx.raw({ method: "POST", path: colls, body: { id: "modern" } });
+      a.rawError(refused, 400, "no partition key with a current API version");
+
+      const created = await ctx.raw({ method: "POST", path: colls, headers: legacy, body: { id: "old" } });
+      a.eq(created.status, 201, `legacy create: ${created.text}`);
+      a.deepEq(created.json.partitionKey, { paths: ["/_partitionKey"], kind: "Hash", systemKey: true }, "partitionKey");
+      const docs = `${colls}/old/docs`;
+      for (const id of ["a", "b"]) {
+        const written = await ctx.raw({ method: "POST", path: docs, headers: legacy, body: { id, v: id } });
+        a.eq(written.status, 201, `create without a partition key header: ${written.text}`);
+      }
+      const read = await ctx.raw({ path: `${docs}/a`, headers: legacy });
+      a.eq(read.status, 200, `read without a key: ${read.text}`);
+      const none = await ctx.raw({ path: `${docs}/b`, headers: { "x-ms-documentdb-partitionkey": "[]" } });
+      a.eq(none.status, 200, `read with PartitionKey.None ([]): ${none.text}`);
+      const query = await ctx.raw({
+        method: "POST", path: docs, body: { query: "SELECT VALUE c.id FROM c ORDER BY c.id", parameters: [] },
+        headers: { ...legacy, "content-type": "application/query+json", "x-ms-documentdb-isquery": "True" },
+      });
+      a.eq(query.status, 200, `a query without cross-partition consent: ${query.text}`);
+      a.deepEq(query.json.Documents, ["a", "b"], "rows");
+    },
+  },
+  {
     name: "create with /pk answers 201 with a Hash partition key and default indexing policy",
     async run(ctx) {
       const database = await ctx.database();

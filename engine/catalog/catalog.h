@@ -32,8 +32,10 @@ class Catalog {
   // invalid definition or a replace that changes the partition key or unique keys. A container
   // gets an offer of its own with the throughput given, or 400 RU/s when neither it nor its
   // database states any (none on a serverless account); the throughput decides its ranges.
+  // `legacy_api_version`: the request's x-ms-version predates 2018-12-31, which may still create a
+  // container without a partition key (the legacy non-partitioned kind, kLegacyPartitionKey).
   Result<ResourceResponse> CreateContainer(const ResourceName& database, const std::string& body,
-                                           const ContainerThroughput& throughput);
+                                           const ContainerThroughput& throughput, bool legacy_api_version = false);
   // With `populate_quota_info`, also the container's quota and usage (documents, sizes in KB);
   // with `populate_partition_statistics`, the body's "statistics": per physical partition its
   // size, document count and largest logical partitions, as the service reports them.

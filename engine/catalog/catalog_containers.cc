@@ -20,9 +20,12 @@ using storage::ContainerRecord;
 using storage::SeqKind;
 
 Result<ResourceResponse> Catalog::CreateContainer(const ResourceName& database, const std::string& body,
-                                                  const ContainerThroughput& throughput) {
+                                                  const ContainerThroughput& throughput, bool legacy_api_version) {
   COSMOS_ASSIGN_OR_RETURN(auto definition, ParseObject(body, "container definition"));
   COSMOS_RETURN_IF_ERROR(ValidateResourceId(definition));
+  if (legacy_api_version && (!definition.contains("partitionKey") || definition["partitionKey"].is_null())) {
+    definition["partitionKey"] = Json::parse(kLegacyPartitionKey);
+  }
   COSMOS_ASSIGN_OR_RETURN(auto normalized, NormalizeContainerDefinition(definition));
   COSMOS_ASSIGN_OR_RETURN(auto partition_key, PartitionKeyDefinition::Parse(normalized["partitionKey"]));
   COSMOS_RETURN_IF_ERROR(CheckRequestedThroughput(throughput, context_.options().serverless));

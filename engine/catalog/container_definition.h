@@ -17,6 +17,9 @@ namespace cosmos::engine {
 // Returns kBadRequest for an invalid definition.
 Result<Json> NormalizeContainerDefinition(const Json& definition);
 
+// The partition key the service reports for a legacy non-partitioned container.
+inline constexpr char kLegacyPartitionKey[] = R"({"paths":["/_partitionKey"],"kind":"Hash","systemKey":true})";
+
 // Checks that `replacement` (already normalized) changes only what may change after creation.
 // Returns kBadRequest if it alters the partition key or the unique key policy.
 Status CheckContainerReplace(const Json& current, const Json& replacement);

@@ -96,7 +96,11 @@ Status CheckPatchTargets(const ResolvedContainer& container, const std::vector<P
 
 Result<PartitionKeyValue> HeaderPartitionKey(const ResolvedContainer& container,
                                              const std::optional<std::string>& header) {
-  if (!header || header->empty()) return Status::BadRequest(kPartitionKeyMissingMessage);
+  if (!header || header->empty()) {
+    // A legacy non-partitioned container's clients name no key: its one logical partition.
+    if (container.partition_key.system_key) return PartitionKeyValue::FromHeader(container.partition_key, "[]");
+    return Status::BadRequest(kPartitionKeyMissingMessage);
+  }
   return PartitionKeyValue::FromHeader(container.partition_key, *header);
 }
 

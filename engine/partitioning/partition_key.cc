@@ -75,6 +75,10 @@ Result<PartitionKeyDefinition> PartitionKeyDefinition::Parse(const Json& definit
   } else if (result.paths.size() > 1) {
     result.kind = PartitionKeyKind::kMultiHash;
   }
+  if (auto system_key = definition.find("systemKey"); system_key != definition.end() && !system_key->is_null()) {
+    if (!system_key->is_boolean()) return Status::BadRequest("partitionKey.systemKey must be a boolean");
+    result.system_key = system_key->get<bool>();
+  }
   auto version = definition.find("version");
   if (version != definition.end() && !version->is_null()) {
     // The Java SDK writes its PartitionKeyDefinitionVersion enum by name ("V1", "V2"), which the
@@ -104,6 +108,7 @@ Result<PartitionKeyDefinition> PartitionKeyDefinition::Parse(const Json& definit
 Json PartitionKeyDefinition::ToJson() const {
   Json json = {{"paths", paths}, {"kind", kind == PartitionKeyKind::kHash ? "Hash" : "MultiHash"}};
   if (version) json["version"] = *version;
+  if (system_key) json["systemKey"] = true;
   return json;
 }
 

@@ -19,6 +19,9 @@ struct PartitionKeyDefinition {
   std::vector<std::vector<std::string>> segments;   // parsed, e.g. {"tenant", "id"}
   PartitionKeyKind kind = PartitionKeyKind::kHash;
   std::optional<int> version;                       // absent means version 1
+  // A legacy non-partitioned container's key: /_partitionKey, which its documents do not carry, so
+  // they all share one logical partition; requests name it with [] or not at all.
+  bool system_key = false;
 
   // Parses and validates the `partitionKey` property of a container definition.
   // Returns kBadRequest when paths, kind or version are invalid.

@@ -200,7 +200,8 @@ Result<QueryResponse> Queries::QueryItems(const QueryRequest& request) {
                                                     request.start_epk, request.end_epk}));
   // A filter that pins the partition key reads only those logical partitions.
   std::vector<storage::DocumentScope> scopes = {scope.documents};
-  bool one_logical_partition = scope.by_partition_key;
+  // A legacy non-partitioned container (partition_key.system_key) is one logical partition.
+  bool one_logical_partition = scope.by_partition_key || container->partition_key.system_key;
   if (!scope.by_partition_key) {
     std::vector<int64_t> pinned_ranges;
     if (auto pinned = PinnedPartitions(*container, *prepared, body.parameters, scope.documents, pinned_ranges)) {
