@@ -301,7 +301,7 @@ std::string EncodePathSegment(const std::string& segment) {
   static constexpr char kHex[] = "0123456789ABCDEF";
   std::string encoded;
   for (unsigned char c : segment) {
-    if (std::isalnum(c) || std::strchr("-._~!$&'()*+,;=:@", c) != nullptr) {
+    if (std::isalnum(c) || (c != 0 && std::strchr("-._~!$&'()*+,;=:@", c) != nullptr)) {
       encoded += static_cast<char>(c);
     } else {
       encoded += '%';
