@@ -47,7 +47,9 @@ Result<std::vector<DocumentRecord>> Transaction::ListChanges(int64_t container_s
 Status Transaction::AppendChange(int64_t container_seq, int64_t lsn, std::string_view partition_key,
                                  std::string_view entry, int64_t expires_at) {
   COSMOS_ASSIGN_OR_RETURN(auto* stmt, connection_->Prepare(
-      "INSERT INTO change_log(container_seq, lsn, partition_key, entry, expires_at) VALUES(?, ?, ?, ?, ?)"));
+      "INSERT INTO change_log(container_seq, lsn, partition_key, entry, expires_at) VALUES(?, ?, ?, ?, ?) "
+      "ON CONFLICT(container_seq, lsn) DO UPDATE SET entry = entry || ',' || excluded.entry, "
+      "expires_at = MAX(expires_at, excluded.expires_at)"));
   stmt->Bind(1, container_seq).Bind(2, lsn).BindUncopied(3, partition_key).BindUncopied(4, entry).Bind(5, expires_at);
   return stmt->Run();
 }

@@ -165,6 +165,8 @@ class Transaction {
 
   // The all-versions-and-deletes change log of containers that keep one: an entry per write or
   // delete, under the container LSN it took, kept until `expires_at` (seconds since the epoch).
+  // The writes of one transactional batch share an LSN, and their entries one row: its entry is
+  // their JSON objects joined by commas, in the order they were appended.
   Status AppendChange(int64_t container_seq, int64_t lsn, std::string_view partition_key, std::string_view entry,
                       int64_t expires_at);
   // Up to `limit` entries of `scope` with an LSN above `after_lsn`, in LSN order: (lsn, entry).

@@ -38,6 +38,42 @@ export default [
     },
   },
   {
+    name: "a batch's writes share one LSN: the change feed never splits them across pages, the all-versions feed logs each",
+    async run(ctx) {
+      const { database, container } = await ctx.container();
+      const docs = `/dbs/${seg(database.id)}/colls/${seg(container.id)}/docs`;
+      const allVersions = { "a-im": "Full-Fidelity Feed", "x-ms-cosmos-changefeed-wire-format-version": "2021-09-15" };
+      const started = await ctx.raw({ path: docs, headers: { ...allVersions, "if-none-match": "*" } });
+      a.eq(started.status, 304, `all-versions feed from now: ${started.text}`);
+      await container.items.create({ id: "before", pk: "p" });
+      const response = await container.items.batch([
+        { operationType: "Create", resourceBody: { id: "a", pk: "p" } },
+        { operationType: "Create", resourceBody: { id: "b", pk: "p" } },
+        { operationType: "Delete", id: "before" },
+      ], "p");
+      a.eq(response.code, 200, "batch status");
+      await container.items.create({ id: "after", pk: "p" });
+
+      const page = await ctx.raw({ path: docs, headers: { "a-im": "Incremental feed", "x-ms-max-item-count": "1" } });
+      a.eq(page.status, 200, `first page: ${page.text}`);
+      a.deepEq(page.json.Documents.map((d) => d.id), ["a", "b"], "the batch's documents come together");
+      a.eq(page.json.Documents[0]._lsn, page.json.Documents[1]._lsn, "one LSN");
+      const next = await ctx.raw({
+        path: docs, headers: { "a-im": "Incremental feed", "x-ms-max-item-count": "1", "if-none-match": a.header(page.headers, "etag") },
+      });
+      a.deepEq(next.json.Documents.map((d) => d.id), ["after"], "the next page continues after the batch");
+
+      const log = await ctx.raw({ path: docs, headers: { ...allVersions, "if-none-match": a.header(started.headers, "etag") } });
+      a.eq(log.status, 200, `all-versions feed: ${log.text}`);
+      const entries = log.json.Documents.map((e) => [e.metadata.operationType, e.current.id ?? e.metadata.id, e.metadata.lsn]);
+      const batchLsn = page.json.Documents[0]._lsn;
+      a.deepEq(entries.slice(1, 4), [["create", "a", batchLsn], ["create", "b", batchLsn], ["delete", "before", batchLsn]],
+        "one entry per operation, all at the batch's LSN");
+      a.eq(log.json._count, log.json.Documents.length, "_count counts entries");
+      a.eq(a.header(log.headers, "x-ms-item-count"), String(log.json.Documents.length), "x-ms-item-count too");
+    },
+  },
+  {
     name: "a failing operation rolls the whole batch back: its status, 424 for the others",
     async run(ctx) {
       const { container } = await ctx.container();

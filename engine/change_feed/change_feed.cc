@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "common/json_parse.h"
 #include "engine/items/time_to_live.h"
 #include "engine/shared/feeds.h"
 
@@ -28,6 +29,20 @@ ChangeFeedResponse ChangeFeedPage(const ResolvedContainer& container, int64_t co
   response.owner_rid = container.container_rid;
   response.range_ids = scope.range_ids;
   return response;
+}
+
+// A transactional batch writes at most this many documents under one LSN.
+constexpr int64_t kMaxWritesPerLsn = 100;
+
+// The entries of a change-log row: one, or a batch's joined by commas (storage/store.h), which are
+// parsed apart (a row of one entry is passed on as it is).
+void AppendEntries(std::string row, std::vector<std::string>& bodies) {
+  Json entries = ParseJson("[" + row + "]");
+  if (!entries.is_array() || entries.size() <= 1) {
+    bodies.push_back(std::move(row));
+    return;
+  }
+  for (const Json& entry : entries) bodies.push_back(entry.dump());
 }
 
 // The stored text with "_lsn" added, as the change feed returns documents.
@@ -76,19 +91,31 @@ Result<ChangeFeedResponse> ChangeFeed::Read(const ChangeFeedRequest& request) {
     COSMOS_ASSIGN_OR_RETURN(rows, txn.ListChanges(container->container.seq, scope.documents, after_lsn, page_items,
                                                   since));
   }
+  // A full page may end inside the documents of one transactional batch, which share an LSN; the
+  // next page continues after that LSN, so the page takes the whole batch.
+  bool more = static_cast<int64_t>(rows.size()) == page_items;
+  if (more && !rows.empty()) {
+    const int64_t last_lsn = rows.back().lsn;
+    COSMOS_ASSIGN_OR_RETURN(auto group, txn.ListChanges(container->container.seq, scope.documents, last_lsn - 1,
+                                                        kMaxWritesPerLsn, since));
+    while (!rows.empty() && rows.back().lsn == last_lsn) rows.pop_back();
+    for (auto& row : group) {
+      if (row.lsn == last_lsn) rows.push_back(std::move(row));
+    }
+  }
   std::vector<std::string> bodies;
   size_t bytes = 0;
   int64_t reached = after_lsn;
   int64_t now = NowSeconds();
   for (auto& row : rows) {
-    if (bytes > 0 && bytes + row.body.size() > kMaxPageBytes) break;
+    // The byte limit ends a page only between LSNs, never inside a batch.
+    if (bytes > 0 && bytes + row.body.size() > kMaxPageBytes && row.lsn != reached) break;
     reached = row.lsn;
     if (IsExpired(row, now)) continue;  // time to live: invisible from its expiry
     bytes += row.body.size();
     bodies.push_back(WithLsn(std::move(row.body), row.lsn));
   }
   // A full page of expired documents is progress, not the end: it answers an empty page.
-  bool more = static_cast<int64_t>(rows.size()) == page_items;
   return ChangeFeedPage(*container, container_lsn, scope, std::move(bodies), bytes, after_lsn, reached, !more);
 }
 
@@ -136,7 +163,7 @@ Result<ChangeFeedResponse> ChangeFeed::ReadChangeLog(storage::Transaction& txn, 
     if (bytes > 0 && bytes + entry.size() > kMaxPageBytes) break;
     bytes += entry.size();
     reached = lsn;
-    bodies.push_back(std::move(entry));
+    AppendEntries(std::move(entry), bodies);
   }
   return ChangeFeedPage(container, container_lsn, scope, std::move(bodies), bytes, after_lsn, reached,
                         /*may_end=*/true);

@@ -171,8 +171,11 @@ Result<BatchResponse> Items::RunAtomic(const BatchRequest& request, const std::v
   BatchResponse response;
   response.results.resize(operations.size());
   std::optional<size_t> failed;
+  // One LSN for every write of the batch (taken even if it only reads: LSNs need not be dense).
+  COSMOS_ASSIGN_OR_RETURN(int64_t batch_lsn, txn.NextLsn(container->container.seq));
   for (size_t index = 0; index < operations.size() && !failed; ++index) {
     Step step(txn, *container, /*admit=*/false);
+    step.lsn = batch_lsn;
     Result<ResourceResponse> done = RunOperation(&step, request.container, operations[index],
                                                  request.partition_key_header);
     BatchOperationResult& result = response.results[index];

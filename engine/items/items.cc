@@ -173,7 +173,8 @@ Result<ResourceResponse> Items::PatchIn(Step& step, const ItemKey& key, const Pa
   COSMOS_RETURN_IF_ERROR(CheckNesting(text, "patched document"));
   std::string id = found->id;
   std::string partition_key = found->partition_key;
-  CheckedWrite checked{document, text, /*compact=*/true, std::move(id), std::move(partition_key), std::move(found)};
+  CheckedWrite checked{document, text, /*compact=*/true, std::move(id), std::move(partition_key), std::move(found),
+                       step.lsn};
   return Store(step.txn, container, checked);
 }
 
@@ -240,7 +241,7 @@ Result<ResourceResponse> Items::WriteIn(Step& step, const ItemWrite& write, Pars
   }  // a create learns of a duplicate id from the insert itself
   // If-Match guards a replace of an existing document; an upsert that inserts ignores it.
   if (existing) COSMOS_RETURN_IF_ERROR(CheckIfMatch(write.preconditions, existing->etag));
-  CheckedWrite checked{document, write.body, compact, id, std::move(partition_key), std::move(existing)};
+  CheckedWrite checked{document, write.body, compact, id, std::move(partition_key), std::move(existing), step.lsn};
   return Store(txn, *container, checked);
 }
 
@@ -256,7 +257,11 @@ Result<ResourceResponse> Items::Store(storage::Transaction& txn, const ResolvedC
   } else {
     COSMOS_ASSIGN_OR_RETURN(record.seq, txn.NextSeq(SeqKind::kDocument));
   }
-  COSMOS_ASSIGN_OR_RETURN(record.lsn, txn.NextLsn(container.container.seq));
+  if (write.lsn) {
+    record.lsn = *write.lsn;
+  } else {
+    COSMOS_ASSIGN_OR_RETURN(record.lsn, txn.NextLsn(container.container.seq));
+  }
   container.lsn = std::max(container.lsn, record.lsn);
   record.partition_key = partition_key;
   record.id = id;
@@ -376,7 +381,12 @@ Result<ResourceResponse> Items::DeleteIn(Step& step, const ItemKey& key, const P
   COSMOS_RETURN_IF_ERROR(CheckIfMatch(preconditions, found->etag));
   step.range_ids = RangeOfKey(*container, found->partition_key);
   if (step.admit) COSMOS_RETURN_IF_ERROR(admission_.Admit(*container, step.range_ids));
-  COSMOS_ASSIGN_OR_RETURN(int64_t lsn, txn.NextLsn(container->container.seq));
+  int64_t lsn = 0;
+  if (step.lsn) {
+    lsn = *step.lsn;
+  } else {
+    COSMOS_ASSIGN_OR_RETURN(lsn, txn.NextLsn(container->container.seq));
+  }
   container->lsn = std::max(container->lsn, lsn);
   std::vector<storage::IndexEntry> index_entries = IndexEntriesOf(container->indexing, found->body);
   COSMOS_RETURN_IF_ERROR(txn.DeleteIndexEntries(container->container.seq, found->seq, index_entries));

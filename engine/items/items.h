@@ -77,6 +77,9 @@ class Items {
     const ResolvedContainer& container;
     bool admit;
     std::vector<int64_t> range_ids;
+    // Set inside a transactional batch: every write of the batch takes this one LSN, as the
+    // service gives a batch; unset, each write takes the container's next.
+    std::optional<int64_t> lsn;
   };
   Result<ResourceResponse> WriteIn(Step& step, const ItemWrite& write, ParsedItem& parsed, WriteMode mode,
                                    const ResourceName* replace_id);
@@ -102,6 +105,7 @@ class Items {
     std::string id;
     std::string partition_key;  // storage key
     std::optional<storage::DocumentRecord> existing;
+    std::optional<int64_t> lsn;  // the batch's (Step::lsn)
   };
   // Stores a checked write inside `txn` with its index, unique-key and change-log entries, and
   // prices it.
