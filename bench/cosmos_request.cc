@@ -69,13 +69,23 @@ CosmosCall DeleteContainerCall(const std::string& database, const std::string& c
   return call;
 }
 
-CosmosCall CreateDocumentCall(const std::string& database, const std::string& container, std::string body,
-                              const std::string& partition_key_value, bool upsert) {
+namespace {
+
+// A request on a container's document feed (create, bulk, read feed, query, change feed).
+CosmosCall DocsCall(http::verb verb, const std::string& database, const std::string& container) {
   CosmosCall call;
-  call.verb = http::verb::post;
+  call.verb = verb;
   call.path = "/dbs/" + UrlEncode(database) + "/colls/" + UrlEncode(container) + "/docs";
   call.resource_type = "docs";
   call.resource_link = "dbs/" + database + "/colls/" + container;
+  return call;
+}
+
+}  // namespace
+
+CosmosCall CreateDocumentCall(const std::string& database, const std::string& container, std::string body,
+                              const std::string& partition_key_value, bool upsert) {
+  CosmosCall call = DocsCall(http::verb::post, database, container);
   call.body = std::move(body);
   call.partition_key = "[" + JsonString(partition_key_value) + "]";
   call.upsert = upsert;
@@ -84,11 +94,7 @@ CosmosCall CreateDocumentCall(const std::string& database, const std::string& co
 
 CosmosCall BulkCall(const std::string& database, const std::string& container, std::string operations,
                     const std::string& range_id) {
-  CosmosCall call;
-  call.verb = http::verb::post;
-  call.path = "/dbs/" + UrlEncode(database) + "/colls/" + UrlEncode(container) + "/docs";
-  call.resource_type = "docs";
-  call.resource_link = "dbs/" + database + "/colls/" + container;
+  CosmosCall call = DocsCall(http::verb::post, database, container);
   call.body = std::move(operations);
   call.headers.emplace_back("x-ms-cosmos-is-batch-request", "True");
   call.headers.emplace_back("x-ms-cosmos-batch-atomic", "False");
@@ -110,11 +116,7 @@ CosmosCall ReadDocumentCall(const std::string& database, const std::string& cont
 
 CosmosCall ReadFeedCall(const std::string& database, const std::string& container, int max_item_count,
                         const std::string& continuation) {
-  CosmosCall call;
-  call.verb = http::verb::get;
-  call.path = "/dbs/" + UrlEncode(database) + "/colls/" + UrlEncode(container) + "/docs";
-  call.resource_type = "docs";
-  call.resource_link = "dbs/" + database + "/colls/" + container;
+  CosmosCall call = DocsCall(http::verb::get, database, container);
   call.headers.emplace_back("x-ms-max-item-count", std::to_string(max_item_count));
   if (!continuation.empty()) call.headers.emplace_back("x-ms-continuation", continuation);
   return call;
@@ -132,11 +134,7 @@ CosmosCall ChangeFeedCall(const std::string& database, const std::string& contai
 CosmosCall QueryDocumentsCall(const std::string& database, const std::string& container, const std::string& query,
                               const std::vector<std::pair<std::string, std::string>>& parameters,
                               const QueryCallOptions& page) {
-  CosmosCall call;
-  call.verb = http::verb::post;
-  call.path = "/dbs/" + UrlEncode(database) + "/colls/" + UrlEncode(container) + "/docs";
-  call.resource_type = "docs";
-  call.resource_link = "dbs/" + database + "/colls/" + container;
+  CosmosCall call = DocsCall(http::verb::post, database, container);
   call.content_type = "application/query+json";
   // Built as text: the values are already JSON, and this runs once per request on the client threads.
   call.body = "{\"query\":" + JsonString(query) + ",\"parameters\":[";

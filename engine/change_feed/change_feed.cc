@@ -60,24 +60,23 @@ std::string WithLsn(std::string body, int64_t lsn) {
 ChangeFeed::ChangeFeed(AccountContext& context) : context_(context) {}
 
 Result<ChangeFeedResponse> ChangeFeed::Read(const ChangeFeedRequest& request) {
-  if (request.all_versions_and_deletes) {
-    // Started outside any read: an in-memory store's reads hold the lock a write needs.
-    bool keeps_log = false;
-    {
-      COSMOS_ASSIGN_OR_RETURN(auto txn, context_.store().BeginRead());
-      COSMOS_ASSIGN_OR_RETURN(auto container, context_.FindContainer(txn, request.container, /*as_owner=*/true));
-      keeps_log = container->change_log_retention_s > 0;
-    }
-    if (!keeps_log) return StartChangeLog(request);
+  {
+    COSMOS_ASSIGN_OR_RETURN(auto txn, context_.store().BeginRead());
+    COSMOS_ASSIGN_OR_RETURN(auto container, context_.FindContainer(txn, request.container, /*as_owner=*/true));
+    COSMOS_ASSIGN_OR_RETURN(auto scope, ResolveScope(container->partition_key, container->routing,
+                                                     {request.partition_key_header, request.partition_key_range_id,
+                                                      request.start_epk, request.end_epk}));
+    if (!request.all_versions_and_deletes) return ReadLatestVersions(txn, *container, scope, request);
+    if (container->change_log_retention_s > 0) return ReadChangeLog(txn, *container, scope, request);
   }
+  // Started outside the read: an in-memory store's reads hold the lock a write needs.
+  return StartChangeLog(request);
+}
+
+Result<ChangeFeedResponse> ChangeFeed::ReadLatestVersions(storage::Transaction& txn, const ResolvedContainer& container,
+                                                          const RequestScope& scope, const ChangeFeedRequest& request) {
   int64_t page_items = PageSize(request.max_item_count);
-  COSMOS_ASSIGN_OR_RETURN(auto txn, context_.store().BeginRead());
-  COSMOS_ASSIGN_OR_RETURN(auto container, context_.FindContainer(txn, request.container, /*as_owner=*/true));
-  COSMOS_ASSIGN_OR_RETURN(auto scope, ResolveScope(container->partition_key, container->routing,
-                                                   {request.partition_key_header, request.partition_key_range_id,
-                                                    request.start_epk, request.end_epk}));
-  if (request.all_versions_and_deletes) return ReadChangeLog(txn, *container, scope, request);
-  COSMOS_ASSIGN_OR_RETURN(int64_t container_lsn, VisibleLsn(txn, *container));
+  COSMOS_ASSIGN_OR_RETURN(int64_t container_lsn, VisibleLsn(txn, container));
   int64_t after_lsn = 0;
   std::optional<int64_t> since;
   switch (request.start_from) {
@@ -88,7 +87,7 @@ Result<ChangeFeedResponse> ChangeFeed::Read(const ChangeFeedRequest& request) {
   }
   std::vector<storage::DocumentRecord> rows;
   if (request.start_from != ChangeFeedRequest::StartFrom::kNow) {
-    COSMOS_ASSIGN_OR_RETURN(rows, txn.ListChanges(container->container.seq, scope.documents, after_lsn, page_items,
+    COSMOS_ASSIGN_OR_RETURN(rows, txn.ListChanges(container.container.seq, scope.documents, after_lsn, page_items,
                                                   since));
   }
   // A full page may end inside the documents of one transactional batch, which share an LSN; the
@@ -96,7 +95,7 @@ Result<ChangeFeedResponse> ChangeFeed::Read(const ChangeFeedRequest& request) {
   bool more = static_cast<int64_t>(rows.size()) == page_items;
   if (more && !rows.empty()) {
     const int64_t last_lsn = rows.back().lsn;
-    COSMOS_ASSIGN_OR_RETURN(auto group, txn.ListChanges(container->container.seq, scope.documents, last_lsn - 1,
+    COSMOS_ASSIGN_OR_RETURN(auto group, txn.ListChanges(container.container.seq, scope.documents, last_lsn - 1,
                                                         kMaxWritesPerLsn, since));
     while (!rows.empty() && rows.back().lsn == last_lsn) rows.pop_back();
     for (auto& row : group) {
@@ -116,7 +115,7 @@ Result<ChangeFeedResponse> ChangeFeed::Read(const ChangeFeedRequest& request) {
     bodies.push_back(WithLsn(std::move(row.body), row.lsn));
   }
   // A full page of expired documents is progress, not the end: it answers an empty page.
-  return ChangeFeedPage(*container, container_lsn, scope, std::move(bodies), bytes, after_lsn, reached, !more);
+  return ChangeFeedPage(container, container_lsn, scope, std::move(bodies), bytes, after_lsn, reached, !more);
 }
 
 // The first all-versions read of a container without a changeFeedPolicy: the mode reads from now

@@ -25,6 +25,8 @@ class ChangeFeed {
   Result<ChangeFeedResponse> Read(const ChangeFeedRequest& request);
 
  private:
+  Result<ChangeFeedResponse> ReadLatestVersions(storage::Transaction& txn, const ResolvedContainer& container,
+                                                const RequestScope& scope, const ChangeFeedRequest& request);
   // The all-versions-and-deletes feed: its first read on a container that keeps no log, then every read.
   Result<ChangeFeedResponse> StartChangeLog(const ChangeFeedRequest& request);
   Result<ChangeFeedResponse> ReadChangeLog(storage::Transaction& txn, const ResolvedContainer& container,
