@@ -41,40 +41,31 @@ Result<std::optional<DocumentRecord>> Transaction::FindDocumentBySeq(int64_t con
   return FirstRow<DocumentRecord>(stmt, ReadDocument);
 }
 
-Result<std::vector<DocumentRecord>> Transaction::ListDocuments(
-    int64_t container_seq, const DocumentScope& scope, const std::optional<DocumentPosition>& after,
-    int64_t limit, bool include_after) {
-  // One lower bound only: the cursor, or the start of the key range when the cursor lies before
-  // it. With both, SQLite may start the index scan at the range start and filter its way to the
-  // cursor, rescanning the range for every batch.
-  bool cursor_inside = after && !scope.partition_key && after->partition_key >= scope.min_key;
-  std::string sql = std::string("SELECT ") + kDocumentColumns + " FROM documents WHERE container_seq = ?1";
+Result<std::vector<DocumentRecord>> Transaction::ListDocuments(int64_t container_seq, const DocumentScope& scope,
+                                                               int64_t from_seq, int64_t limit, bool bodies) {
+  // A logical partition is one range of documents_by_key: its rows are found there and sorted
+  // (left to itself, SQLite may walk the whole container in seq order instead). A key range is
+  // walked in seq order through documents_by_container, skipping rows of other ranges: that
+  // costs a row per document of the container's other physical partitions, but a page never
+  // sorts or rereads its range.
+  std::string sql = std::string("SELECT ") + (bodies ? kDocumentColumns : kDocumentColumnsWithoutBody);
   if (scope.partition_key) {
-    sql += " AND partition_key = ?2";
+    sql += " FROM documents INDEXED BY documents_by_key WHERE container_seq = ?1 AND partition_key = ?2";
   } else {
-    if (!scope.min_key.empty() && !cursor_inside) sql += " AND partition_key >= ?6";
-    if (scope.max_key) sql += " AND partition_key < ?7";
+    sql += " FROM documents INDEXED BY documents_by_container WHERE container_seq = ?1";
+    if (!scope.min_key.empty()) sql += " AND partition_key >= ?3";
+    if (scope.max_key) sql += " AND partition_key < ?4";
   }
-  if (after && scope.partition_key) {
-    // Within one partition the cursor is an id bound: with the row-value form SQLite would seek
-    // on (partition_key, id) alone, read past the partition's end and sort what it found.
-    if (*scope.partition_key == after->partition_key) sql += include_after ? " AND id >= ?4" : " AND id > ?4";
-    if (*scope.partition_key < after->partition_key) sql += " AND 0";  // the cursor is past the partition
-  } else if (after && cursor_inside) {
-    sql += include_after ? " AND (partition_key, id) >= (?3, ?4)" : " AND (partition_key, id) > (?3, ?4)";
-  }
-  sql += " ORDER BY partition_key, id LIMIT ?5";
+  sql += " AND seq >= ?5 ORDER BY seq LIMIT ?6";
   COSMOS_ASSIGN_OR_RETURN(auto* stmt, connection_->Prepare(sql));
   stmt->Bind(1, container_seq);
   if (scope.partition_key) {
     stmt->Bind(2, *scope.partition_key);
   } else {
-    if (!scope.min_key.empty() && !cursor_inside) stmt->Bind(6, scope.min_key);
-    if (scope.max_key) stmt->Bind(7, *scope.max_key);
+    if (!scope.min_key.empty()) stmt->Bind(3, scope.min_key);
+    if (scope.max_key) stmt->Bind(4, *scope.max_key);
   }
-  if (after && scope.partition_key && *scope.partition_key == after->partition_key) stmt->Bind(4, after->id);
-  if (after && cursor_inside) stmt->Bind(3, after->partition_key).Bind(4, after->id);
-  stmt->Bind(5, limit);
+  stmt->Bind(5, from_seq).Bind(6, limit);
   return CollectRows<DocumentRecord>(stmt, ReadDocument);
 }
 

@@ -33,12 +33,12 @@ Status Transaction::DeleteIndexEntries(int64_t container_seq, int64_t document_s
   return Status();
 }
 
-Result<std::vector<DocumentPosition>> Transaction::LookupIndex(int64_t container_seq, std::string_view path,
-                                                               std::string_view lower, bool lower_inclusive,
-                                                               std::string_view upper, bool upper_inclusive,
-                                                               const DocumentScope& scope) {
+Result<std::vector<IndexedDocument>> Transaction::LookupIndex(int64_t container_seq, std::string_view path,
+                                                              std::string_view lower, bool lower_inclusive,
+                                                              std::string_view upper, bool upper_inclusive,
+                                                              const DocumentScope& scope) {
   std::string sql =
-      "SELECT DISTINCT d.partition_key, d.id FROM index_entries e JOIN documents d ON d.seq = e.document_seq "
+      "SELECT DISTINCT d.seq, d.partition_key FROM index_entries e JOIN documents d ON d.seq = e.document_seq "
       "WHERE e.container_seq = ? AND e.path = ? AND e.value ";
   sql += lower_inclusive ? ">= ?" : "> ?";
   if (!upper.empty()) sql += upper_inclusive ? " AND e.value <= ?" : " AND e.value < ?";
@@ -48,7 +48,7 @@ Result<std::vector<DocumentPosition>> Transaction::LookupIndex(int64_t container
     sql += " AND d.partition_key >= ?";
     if (scope.max_key) sql += " AND d.partition_key < ?";
   }
-  sql += " ORDER BY d.partition_key, d.id";
+  sql += " ORDER BY d.seq";
   COSMOS_ASSIGN_OR_RETURN(auto* stmt, connection_->Prepare(sql));
   stmt->Bind(1, container_seq).Bind(2, path).Bind(3, lower);
   int next = 4;
@@ -59,8 +59,8 @@ Result<std::vector<DocumentPosition>> Transaction::LookupIndex(int64_t container
     stmt->Bind(next++, scope.min_key);
     if (scope.max_key) stmt->Bind(next, *scope.max_key);
   }
-  return CollectRows<DocumentPosition>(stmt, [](const sqlite::Statement& row) {
-    return DocumentPosition{row.ColumnText(0), row.ColumnText(1)};
+  return CollectRows<IndexedDocument>(stmt, [](const sqlite::Statement& row) {
+    return IndexedDocument{row.ColumnInt(0), row.ColumnText(1)};
   });
 }
 

@@ -87,9 +87,10 @@ struct PartitionKeyRangeRecord {
   bool gone = false;           // split into children; requests naming it must be told so
 };
 
-struct DocumentPosition {  // keyset cursor for paging through documents
+// A document an index lookup found: enough to place it in a scope and to read it.
+struct IndexedDocument {
+  int64_t seq = 0;
   std::string partition_key;
-  std::string id;
 };
 
 struct LogicalPartitionSize {

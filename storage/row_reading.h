@@ -14,6 +14,8 @@
 namespace cosmos::storage {
 
 inline constexpr char kDocumentColumns[] = "seq, partition_key, id, body, etag, lsn, expires_at";
+// The same columns with an empty body in its place, for ReadDocument.
+inline constexpr char kDocumentColumnsWithoutBody[] = "seq, partition_key, id, '', etag, lsn, expires_at";
 
 inline DocumentRecord ReadDocument(const sqlite::Statement& stmt) {
   DocumentRecord record;

@@ -41,6 +41,9 @@ CREATE TABLE IF NOT EXISTS documents(
   expires_at INTEGER);
 CREATE UNIQUE INDEX IF NOT EXISTS documents_by_key ON documents(container_seq, partition_key, id);
 CREATE INDEX IF NOT EXISTS documents_by_lsn ON documents(container_seq, lsn);
+-- A container's documents in seq (insertion) order, which is the order the service returns a
+-- physical partition's documents in: the index holds (container_seq, rowid).
+CREATE INDEX IF NOT EXISTS documents_by_container ON documents(container_seq);
 CREATE TABLE IF NOT EXISTS logical_partitions(
   container_seq INTEGER NOT NULL,
   partition_key TEXT NOT NULL,

@@ -108,11 +108,11 @@ class Transaction {
   Status InsertIndexEntries(int64_t container_seq, int64_t document_seq, const std::vector<IndexEntry>& entries);
   Status DeleteIndexEntries(int64_t container_seq, int64_t document_seq, const std::vector<IndexEntry>& entries);
   // The documents with an entry at `path` between the bounds (encoded values; an empty upper
-  // bound is open), restricted to `scope`, de-duplicated, in document key order.
-  Result<std::vector<DocumentPosition>> LookupIndex(int64_t container_seq, std::string_view path,
-                                                    std::string_view lower, bool lower_inclusive,
-                                                    std::string_view upper, bool upper_inclusive,
-                                                    const DocumentScope& scope);
+  // bound is open), restricted to `scope`, de-duplicated, in seq order.
+  Result<std::vector<IndexedDocument>> LookupIndex(int64_t container_seq, std::string_view path,
+                                                   std::string_view lower, bool lower_inclusive,
+                                                   std::string_view upper, bool upper_inclusive,
+                                                   const DocumentScope& scope);
   // Index entries at `path` between the bounds (an empty upper bound is open), in value order
   // (descending: reversed), after the (value, document_seq) cursor when given: up to `limit`
   // (value, document_seq) pairs. Ties come in document_seq order (reversed when descending).
@@ -141,11 +141,11 @@ class Transaction {
                                                      std::string_view partition_key,
                                                      std::string_view id);
   Result<std::optional<DocumentRecord>> FindDocumentBySeq(int64_t container_seq, int64_t seq);
-  // Up to `limit` documents of `scope` in (partition_key, id) order, after `after` when given
-  // (from `after` itself with include_after).
+  // Up to `limit` documents of `scope` with seq at least `from_seq`, in seq order: the order they
+  // were created in (a replace keeps a document's seq). Without `bodies`, every body is left
+  // empty: the caller only counts or places the documents.
   Result<std::vector<DocumentRecord>> ListDocuments(int64_t container_seq, const DocumentScope& scope,
-                                                    const std::optional<DocumentPosition>& after,
-                                                    int64_t limit, bool include_after = false);
+                                                    int64_t from_seq, int64_t limit, bool bodies = true);
   // The change feed: up to `limit` documents of `scope` last written after `after_lsn`, in LSN
   // order; with `since_ts`, only those whose _ts is at least that (seconds since the epoch).
   Result<std::vector<DocumentRecord>> ListChanges(int64_t container_seq, const DocumentScope& scope,

@@ -97,7 +97,7 @@ TEST_CASE("an uncommitted transaction leaves nothing behind", "[store]") {
   CHECK_FALSE(found.value());
 }
 
-TEST_CASE("document pages follow (partition key, id) order from a cursor", "[store]") {
+TEST_CASE("document pages follow seq (insertion) order from a seq", "[store]") {
   auto [store, container] = SeedStore();
   auto txn = store->BeginWrite();
   REQUIRE_OK(txn);
@@ -105,32 +105,22 @@ TEST_CASE("document pages follow (partition key, id) order from a cursor", "[sto
   for (const char* pk : {"[\"b\"]", "[\"a\"]"}) {
     for (const char* id : {"2", "1", "3"}) REQUIRE_OK(txn->InsertDocument(container, Document(seq++, pk, id, "{}")));
   }
-  auto page = txn->ListDocuments(container, cosmos::storage::DocumentScope::All(), std::nullopt, 4);
-  REQUIRE_OK(page);
-  REQUIRE(page->size() == 4);
-  CHECK(page->at(0).partition_key == "[\"a\"]");
-  CHECK(page->at(3).partition_key == "[\"b\"]");
-  CHECK(page->at(3).id == "1");
-  auto rest = txn->ListDocuments(container, cosmos::storage::DocumentScope::All(), cosmos::storage::DocumentPosition{"[\"b\"]", "1"}, 10);
-  REQUIRE_OK(rest);
-  CHECK(rest->size() == 2);
-  auto one_partition = txn->ListDocuments(container, cosmos::storage::DocumentScope::Partition("[\"a\"]"), std::nullopt, 10);
-  REQUIRE_OK(one_partition);
-  CHECK(one_partition->size() == 3);
-
-  // A cursor within one partition: from its id; before the partition: all of it; past it: nothing.
-  auto ids_after = [&, container = container](const char* cursor_pk, const char* cursor_id, bool include) {
-    auto rows = txn->ListDocuments(container, cosmos::storage::DocumentScope::Partition("[\"a\"]"),
-                                   cosmos::storage::DocumentPosition{cursor_pk, cursor_id}, 10, include);
+  auto ids = [&, container = container](const cosmos::storage::DocumentScope& scope, int64_t from_seq,
+                                        int64_t limit) {
+    auto rows = txn->ListDocuments(container, scope, from_seq, limit);
     REQUIRE_OK(rows);
-    std::vector<std::string> ids;
-    for (const auto& row : *rows) ids.push_back(row.id);
-    return ids;
+    std::vector<std::string> listed;
+    for (const auto& row : *rows) listed.push_back(row.partition_key + row.id);
+    return listed;
   };
-  CHECK(ids_after("[\"a\"]", "1", false) == std::vector<std::string>{"2", "3"});
-  CHECK(ids_after("[\"a\"]", "2", true) == std::vector<std::string>{"2", "3"});
-  CHECK(ids_after("[\"\"]", "9", false) == std::vector<std::string>{"1", "2", "3"});
-  CHECK(ids_after("[\"b\"]", "0", false).empty());
+  using cosmos::storage::DocumentScope;
+  CHECK(ids(DocumentScope::All(), 0, 4) == std::vector<std::string>{"[\"b\"]2", "[\"b\"]1", "[\"b\"]3", "[\"a\"]2"});
+  CHECK(ids(DocumentScope::All(), 4, 10) == std::vector<std::string>{"[\"a\"]2", "[\"a\"]1", "[\"a\"]3"});
+  CHECK(ids(DocumentScope::Partition("[\"a\"]"), 0, 10) ==
+        std::vector<std::string>{"[\"a\"]2", "[\"a\"]1", "[\"a\"]3"});
+  CHECK(ids(DocumentScope::Partition("[\"a\"]"), 5, 10) == std::vector<std::string>{"[\"a\"]1", "[\"a\"]3"});
+  CHECK(ids(DocumentScope::Partition("[\"b\"]"), 4, 10).empty());
+  CHECK(ids(DocumentScope::KeyRange("[\"b\"]", std::nullopt), 2, 1) == std::vector<std::string>{"[\"b\"]1"});
 }
 
 TEST_CASE("a key range lists the documents whose partition key text falls inside it", "[store]") {
@@ -142,18 +132,17 @@ TEST_CASE("a key range lists the documents whose partition key text falls inside
   for (const char* pk : {"0A [1]", "10 [2]", "1F [3]", "30 [4]"}) {
     REQUIRE_OK(txn->InsertDocument(container, Document(seq++, pk, "x", "{\"a\":1}")));
   }
-  auto middle = txn->ListDocuments(container, cosmos::storage::DocumentScope::KeyRange("10", "30"), std::nullopt, 10);
+  auto middle = txn->ListDocuments(container, cosmos::storage::DocumentScope::KeyRange("10", "30"), 0, 10);
   REQUIRE_OK(middle);
   REQUIRE(middle->size() == 2);
   CHECK(middle->at(0).partition_key == "10 [2]");
   CHECK(middle->at(1).partition_key == "1F [3]");
-  auto from_start = txn->ListDocuments(container, cosmos::storage::DocumentScope::KeyRange("", "10"), std::nullopt, 10);
+  auto from_start = txn->ListDocuments(container, cosmos::storage::DocumentScope::KeyRange("", "10"), 0, 10);
   REQUIRE_OK(from_start);
   CHECK(from_start->size() == 1);
-  auto resumed = txn->ListDocuments(container, cosmos::storage::DocumentScope::KeyRange("10", std::nullopt),
-                                    cosmos::storage::DocumentPosition{"0A [1]", "x"}, 10);
+  auto resumed = txn->ListDocuments(container, cosmos::storage::DocumentScope::KeyRange("10", std::nullopt), 3, 10);
   REQUIRE_OK(resumed);
-  CHECK(resumed->size() == 3);  // a cursor before the range starts at the range
+  CHECK(resumed->size() == 2);  // seqs 3 and 4
   auto measured = txn->MeasureKeyRange(container, "10", "FF");
   REQUIRE_OK(measured);
   CHECK(measured->document_count == 3);
@@ -240,7 +229,7 @@ TEST_CASE("deleting a database removes its containers and documents", "[store]")
   REQUIRE_OK(txn->InsertDocument(container, Document(1, "[1]", "x", "{}")));
   REQUIRE_OK(txn->DeleteDatabase(1));
   CHECK_FALSE(txn->FindContainerBySeq(1, container).value());
-  CHECK(txn->ListDocuments(container, cosmos::storage::DocumentScope::All(), std::nullopt, 10)->empty());
+  CHECK(txn->ListDocuments(container, cosmos::storage::DocumentScope::All(), 0, 10)->empty());
 }
 
 TEST_CASE("data in a file survives reopening", "[store]") {
@@ -299,7 +288,7 @@ TEST_CASE("concurrent writers share commits and a failed write rolls back alone"
   CHECK(failures == 0);
   auto read = store->BeginRead();
   REQUIRE_OK(read);
-  auto rows = read->ListDocuments(container, cosmos::storage::DocumentScope::All(), std::nullopt, 100000);
+  auto rows = read->ListDocuments(container, cosmos::storage::DocumentScope::All(), 0, 100000);
   REQUIRE_OK(rows);
   CHECK(static_cast<int>(rows->size()) == acknowledged.load());
   CHECK(acknowledged + conflicts == kThreads * kWritesPerThread);
@@ -405,7 +394,7 @@ TEST_CASE("a write batch commits its writes once, at its end, with the writes th
     REQUIRE_OK(store);
     auto read = store.value()->BeginRead();
     REQUIRE_OK(read);
-    auto rows = read->ListDocuments(1, cosmos::storage::DocumentScope::All(), std::nullopt, 10);
+    auto rows = read->ListDocuments(1, cosmos::storage::DocumentScope::All(), 0, 10);
     REQUIRE_OK(rows);
     std::vector<std::string> ids;
     for (const auto& row : *rows) ids.push_back(row.id);
@@ -425,7 +414,7 @@ TEST_CASE("a write that is not isolated spoils its group only if it fails after 
   auto ids = [&, container = container] {
     auto read = store->BeginRead();
     REQUIRE_OK(read);
-    auto rows = read->ListDocuments(container, cosmos::storage::DocumentScope::All(), std::nullopt, 10);
+    auto rows = read->ListDocuments(container, cosmos::storage::DocumentScope::All(), 0, 10);
     REQUIRE_OK(rows);
     std::vector<std::string> found;
     for (const auto& row : *rows) found.push_back(row.id);

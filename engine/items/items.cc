@@ -11,6 +11,7 @@
 #include "engine/items/patch.h"
 #include "engine/items/time_to_live.h"
 #include "engine/partitioning/partitioning.h"
+#include "engine/partitioning/read_order.h"
 #include "engine/queries/document_condition.h"
 #include "engine/shared/feeds.h"
 #include "engine/shared/messages.h"
@@ -423,7 +424,7 @@ Result<ResourceResponse> Items::DeletePartition(const ContainerAddress& address,
   // Each pass lists the first documents left in the scope: the ones before are deleted already.
   constexpr int64_t kBatch = 256;
   for (;;) {
-    COSMOS_ASSIGN_OR_RETURN(auto batch, txn.ListDocuments(container_seq, scope.documents, std::nullopt, kBatch));
+    COSMOS_ASSIGN_OR_RETURN(auto batch, txn.ListDocuments(container_seq, scope.documents, 0, kBatch));
     for (const DocumentRecord& record : batch) {
       COSMOS_ASSIGN_OR_RETURN(lsn, txn.NextLsn(container_seq));
       container->lsn = std::max(container->lsn, lsn);
@@ -454,14 +455,10 @@ Result<ResourceResponse> Items::DeletePartition(const ContainerAddress& address,
 }
 
 Result<FeedResponse> Items::ReadFeed(const ContainerAddress& address, const FeedOptions& options) {
-  std::optional<storage::DocumentPosition> after;
+  std::optional<ReadPosition> resume;
   if (options.continuation && !options.continuation->empty()) {
-    Json token = Json::parse(*options.continuation, nullptr, /*allow_exceptions=*/false);
-    if (token.is_discarded() || !token.is_array() || token.size() != 2 || !token[0].is_string() ||
-        !token[1].is_string()) {
-      return Status::BadRequest("Invalid Continuation Token: '" + *options.continuation + "' is malformed.");
-    }
-    after = storage::DocumentPosition{token[0].get<std::string>(), token[1].get<std::string>()};
+    resume = ReadPosition::FromJson(Json::parse(*options.continuation, nullptr, /*allow_exceptions=*/false));
+    if (!resume) return Status::BadRequest("Invalid Continuation Token: '" + *options.continuation + "' is malformed.");
   }
   int64_t page_items = PageSize(options.max_item_count);
   COSMOS_ASSIGN_OR_RETURN(auto consistency, ReadConsistency(context_.options().default_consistency, options.consistency_level));
@@ -472,26 +469,41 @@ Result<FeedResponse> Items::ReadFeed(const ContainerAddress& address, const Feed
                                                    {options.partition_key_header, options.partition_key_range_id,
                                                     std::nullopt, std::nullopt}));
   COSMOS_RETURN_IF_ERROR(admission_.Admit(*container, scope.range_ids));
-  // One row more than the page tells whether another page follows.
-  COSMOS_ASSIGN_OR_RETURN(auto rows, txn.ListDocuments(container->container.seq, scope.documents,
-                                                       after, page_items + 1));
+  // In read order (engine/partitioning/read_order.h); the page continues at the first document
+  // that does not fit, when there is one.
   std::vector<std::string> bodies;
   size_t bytes = 0;
-  std::optional<storage::DocumentPosition> last;
+  std::optional<ReadPosition> next;
   int64_t now = NowSeconds();
-  for (auto& row : rows) {
-    if (static_cast<int64_t>(bodies.size()) == page_items || (bytes > 0 && bytes + row.body.size() > kMaxPageBytes)) {
-      break;
+  // A feed reads one key range, so each segment holds one scope, except the one a resumed read
+  // puts together from a split partition's children: those are adjacent, so that one key range
+  // reads them in the same seq order.
+  for (const SegmentRead& read : SegmentsToRead(ReadSegments(container->routing, {scope.documents}), resume)) {
+    const ReadSegment& segment = read.segment;
+    storage::DocumentScope range = segment.scopes.front();
+    if (!range.partition_key) range.max_key = segment.scopes.back().max_key;
+    int64_t from_seq = read.from_seq;
+    while (!next) {
+      // One row more than the page holds tells whether another page follows.
+      int64_t wanted = page_items - static_cast<int64_t>(bodies.size()) + 1;
+      COSMOS_ASSIGN_OR_RETURN(auto rows, txn.ListDocuments(container->container.seq, range, from_seq, wanted));
+      for (auto& row : rows) {
+        if (static_cast<int64_t>(bodies.size()) == page_items ||
+            (bytes > 0 && bytes + row.body.size() > kMaxPageBytes)) {
+          next = ReadPosition{row.seq, segment.min_key, segment.max_key};
+          break;
+        }
+        from_seq = row.seq + 1;
+        if (IsExpired(row, now)) continue;
+        bytes += row.body.size();
+        bodies.push_back(std::move(row.body));
+      }
+      if (static_cast<int64_t>(rows.size()) < wanted) break;  // the segment is read
     }
-    if (IsExpired(row, now)) continue;
-    bytes += row.body.size();
-    last = storage::DocumentPosition{row.partition_key, row.id};
-    bodies.push_back(std::move(row.body));
+    if (next) break;
   }
   FeedResponse response;
-  if (bodies.size() < rows.size() && last) {
-    response.continuation = Json::array({last->partition_key, last->id}).dump(-1, ' ', /*ensure_ascii=*/true);
-  }
+  if (next) response.continuation = next->ToJson().dump(-1, ' ', /*ensure_ascii=*/true);
   response.count = static_cast<int64_t>(bodies.size());
   response.body = FeedBody(container->container_rid, "Documents", bodies);
   response.request_charge = ReadCharge(bytes, consistency);

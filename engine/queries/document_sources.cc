@@ -10,142 +10,189 @@
 namespace cosmos::engine {
 namespace {
 
-// What every source over stored documents shares: the transaction, the container and scopes it
-// reads, the properties it parses, and the clock that time to live compares with.
+// What every source over stored documents shares: the transaction, the container it reads,
+// the properties it parses, and the clock that time to live compares with.
 class StoredSource : public query::DocumentSource {
  protected:
-  StoredSource(storage::Transaction& txn, int64_t container_seq, const std::vector<storage::DocumentScope>& scopes,
-               const ReadProperties& properties)
-      : txn_(txn), container_seq_(container_seq), scopes_(scopes), properties_(properties) {}
+  StoredSource(storage::Transaction& txn, int64_t container_seq, const ReadProperties& properties)
+      : txn_(txn), container_seq_(container_seq), properties_(properties) {}
 
-  // Fills `doc` from a stored document (whose key and id it takes), parsing only the properties
-  // the query reads.
-  Status ToSourceDocument(storage::DocumentRecord& record, query::SourceDocument& doc) const {
+  // Fills `doc` from a stored document, parsing only the properties the query reads; its
+  // position names the segment bounds given.
+  Status ToSourceDocument(storage::DocumentRecord& record, const std::string& min_key, const std::string& max_key,
+                          query::SourceDocument& doc) const {
     Json parsed = properties_ ? ParseSelectedProperties(record.body, *properties_) : ParseJson(record.body);
     if (parsed.is_discarded()) return Status::Internal("stored document is not valid JSON: " + record.id);
     doc.json = std::make_shared<const Json>(std::move(parsed));
     doc.bytes = record.body.size();
-    doc.position = Json::array({std::move(record.partition_key), std::move(record.id)});
+    doc.position = ReadPosition{record.seq, min_key, max_key}.ToJson();
     return Status();
   }
 
   const int64_t now_ = NowSeconds();
   storage::Transaction& txn_;
   const int64_t container_seq_;
-  const std::vector<storage::DocumentScope>& scopes_;
   const ReadProperties& properties_;
 };
 
-// Streams the documents of scopes (a container, a physical partition, logical partitions; in key
-// order, disjoint) in (partition key, id) order,
-// reading a batch at a time inside the caller's read transaction.
+// Streams the documents of the segments in read order, reading a batch at a time inside the
+// caller's read transaction. A segment with several scopes (logical partitions a filter pinned)
+// merges their documents by seq.
 class StoredDocumentSource : public StoredSource {
  public:
-  StoredDocumentSource(storage::Transaction& txn, int64_t container_seq,
-                       const std::vector<storage::DocumentScope>& scopes, std::optional<storage::DocumentPosition> start,
-                       const ReadProperties& properties)
-      : StoredSource(txn, container_seq, scopes, properties), next_(std::move(start)),
-        include_next_(next_.has_value()) {}
+  StoredDocumentSource(storage::Transaction& txn, int64_t container_seq, const std::vector<ReadSegment>& segments,
+                       std::optional<ReadPosition> start, const ReadProperties& properties, uint64_t& entries_read)
+      : StoredSource(txn, container_seq, properties), reads_(SegmentsToRead(segments, start)),
+        entries_read_(entries_read) {}
 
   Result<bool> Next(query::SourceDocument& doc) override {
-    // Expired documents (time to live) are invisible until the sweeper removes them.
-    while (index_ < batch_.size() && IsExpired(batch_[index_], now_)) ++index_;
-    while (index_ == batch_.size()) {
-      if (scope_index_ == scopes_.size()) return false;
-      // The cursor carries over from scope to scope: keys only grow, so it filters nothing later.
-      COSMOS_ASSIGN_OR_RETURN(batch_, txn_.ListDocuments(container_seq_, scopes_[scope_index_], next_, batch_size_,
-                                                         include_next_));
-      index_ = 0;
-      if (batch_.size() < static_cast<size_t>(batch_size_)) ++scope_index_;
-      batch_size_ = std::min(batch_size_ * 2, kMaxBatch);
-      if (batch_.empty()) continue;
-      include_next_ = false;
-      next_ = storage::DocumentPosition{batch_.back().partition_key, batch_.back().id};
-      while (index_ < batch_.size() && IsExpired(batch_[index_], now_)) ++index_;
+    for (;;) {
+      if (cursors_.empty() && !OpenNextSegment()) return false;
+      ScopeCursor* first = nullptr;
+      for (ScopeCursor& cursor : cursors_) {
+        COSMOS_ASSIGN_OR_RETURN(bool has_next, Fill(cursor));
+        if (has_next && (first == nullptr || cursor.Head().seq < first->Head().seq)) first = &cursor;
+      }
+      if (first == nullptr) {  // the segment is read
+        cursors_.clear();
+        continue;
+      }
+      storage::DocumentRecord& record = first->batch[first->next++];
+      // Expired documents (time to live) are invisible until the sweeper removes them.
+      if (IsExpired(record, now_)) continue;
+      const ReadSegment& segment = reads_[read_index_ - 1].segment;
+      if (index_only_) {
+        ++entries_read_;
+        doc.json = EmptyDocument();
+        doc.bytes = 0;
+        doc.position = ReadPosition{record.seq, segment.min_key, segment.max_key}.ToJson();
+        doc.index_only = true;
+        return true;
+      }
+      COSMOS_RETURN_IF_ERROR(ToSourceDocument(record, segment.min_key, segment.max_key, doc));
+      return true;
     }
-    COSMOS_RETURN_IF_ERROR(ToSourceDocument(batch_[index_++], doc));
-    return true;
   }
 
  private:
-  // Batches start small and double: a page that fills after a few documents reads little more
-  // than those, while a long scan still reads many rows per statement.
+  // One scope of the segment being read: the batch in hand and where the next one starts.
+  struct ScopeCursor {
+    const storage::DocumentScope* scope = nullptr;
+    int64_t from_seq = 0;
+    // Batches start small and double: a page that fills after a few documents reads little
+    // more than those, while a long scan still reads many rows per statement.
+    int64_t batch_size = kFirstBatch;
+    std::vector<storage::DocumentRecord> batch;
+    size_t next = 0;
+    bool exhausted = false;
+
+    const storage::DocumentRecord& Head() const { return batch[next]; }
+  };
   static constexpr int64_t kFirstBatch = 16;
   static constexpr int64_t kMaxBatch = 256;
-  int64_t batch_size_ = kFirstBatch;
-  size_t scope_index_ = 0;
-  std::optional<storage::DocumentPosition> next_;
-  bool include_next_;
-  std::vector<storage::DocumentRecord> batch_;
-  size_t index_ = 0;
+
+  // Moves to the next segment; false after the last.
+  bool OpenNextSegment() {
+    if (read_index_ == reads_.size()) return false;
+    const SegmentRead& read = reads_[read_index_++];
+    for (const storage::DocumentScope& scope : read.segment.scopes) {
+      ScopeCursor& cursor = cursors_.emplace_back();
+      cursor.scope = &scope;
+      cursor.from_seq = read.from_seq;
+    }
+    return true;
+  }
+
+  // Whether the cursor has a document in hand, reading its next batch when it needs one.
+  Result<bool> Fill(ScopeCursor& cursor) {
+    if (cursor.next < cursor.batch.size()) return true;
+    if (cursor.exhausted) return false;
+    COSMOS_ASSIGN_OR_RETURN(cursor.batch, txn_.ListDocuments(container_seq_, *cursor.scope, cursor.from_seq,
+                                                             cursor.batch_size, /*bodies=*/!index_only_));
+    cursor.next = 0;
+    cursor.exhausted = cursor.batch.size() < static_cast<size_t>(cursor.batch_size);
+    cursor.batch_size = std::min(cursor.batch_size * 2, kMaxBatch);
+    if (cursor.batch.empty()) return false;
+    cursor.from_seq = cursor.batch.back().seq + 1;
+    return true;
+  }
+
+  static std::shared_ptr<const Json> EmptyDocument() {
+    static const auto empty = std::make_shared<const Json>(Json::object());
+    return empty;
+  }
+
+  const std::vector<SegmentRead> reads_;
+  uint64_t& entries_read_;
+  const bool index_only_ = properties_ && properties_->empty();  // the query reads nothing of a document
+  size_t read_index_ = 0;             // the next segment to open
+  std::vector<ScopeCursor> cursors_;  // the open segment's scopes; empty between segments
 };
 
-// The documents an index lookup names within the scopes, in storage order (the order continuation
-// tokens assume), from `start` (inclusive). The WHERE clause still runs on each: the lookup may
-// name more documents than match.
+// The documents an index lookup names within the segments, in read order, from `start`
+// (inclusive). The WHERE clause still runs on each: the lookup may name more documents than
+// match.
 class IndexedDocumentSource : public StoredSource {
  public:
-  IndexedDocumentSource(storage::Transaction& txn, int64_t container_seq,
-                        const std::vector<storage::DocumentScope>& scopes, const IndexLookup& lookup,
-                        std::optional<storage::DocumentPosition> start, const ReadProperties& properties,
-                        uint64_t& entries_read)
-      : StoredSource(txn, container_seq, scopes, properties), lookup_(lookup), start_(std::move(start)),
+  IndexedDocumentSource(storage::Transaction& txn, int64_t container_seq, const std::vector<ReadSegment>& segments,
+                        const IndexLookup& lookup, std::optional<ReadPosition> start,
+                        const ReadProperties& properties, uint64_t& entries_read)
+      : StoredSource(txn, container_seq, properties), lookup_(lookup), reads_(SegmentsToRead(segments, start)),
         entries_read_(entries_read) {}
 
   Result<bool> Next(query::SourceDocument& doc) override {
     if (!looked_up_) COSMOS_RETURN_IF_ERROR(LookUp());
-    while (next_ < positions_.size()) {
-      const storage::DocumentPosition& position = positions_[next_++];
-      COSMOS_ASSIGN_OR_RETURN(auto record, txn_.FindDocument(container_seq_, position.partition_key, position.id));
+    while (next_ < found_.size()) {
+      const auto& [read, seq] = found_[next_++];
+      COSMOS_ASSIGN_OR_RETURN(auto record, txn_.FindDocumentBySeq(container_seq_, seq));
       if (!record || IsExpired(*record, now_)) continue;
-      COSMOS_RETURN_IF_ERROR(ToSourceDocument(*record, doc));
+      const ReadSegment& segment = reads_[read].segment;
+      COSMOS_RETURN_IF_ERROR(ToSourceDocument(*record, segment.min_key, segment.max_key, doc));
       return true;
     }
     return false;
   }
 
  private:
-  static bool Before(const storage::DocumentPosition& a, const storage::DocumentPosition& b) {
-    return a.partition_key != b.partition_key ? a.partition_key < b.partition_key : a.id < b.id;
-  }
-
   Status LookUp() {
     looked_up_ = true;
-    for (const storage::DocumentScope& scope : scopes_) {
-      for (const IndexValueRange& range : lookup_.ranges) {
-        COSMOS_ASSIGN_OR_RETURN(auto found, txn_.LookupIndex(container_seq_, lookup_.path, range.lower,
-                                                             range.lower_inclusive, range.upper,
-                                                             range.upper_inclusive, scope));
-        entries_read_ += found.size();
-        for (auto& position : found) {
-          if (!start_ || !Before(position, *start_)) positions_.push_back(std::move(position));
+    for (size_t read = 0; read < reads_.size(); ++read) {
+      size_t first = found_.size();
+      for (const storage::DocumentScope& scope : reads_[read].segment.scopes) {
+        for (const IndexValueRange& range : lookup_.ranges) {
+          COSMOS_ASSIGN_OR_RETURN(auto documents, txn_.LookupIndex(container_seq_, lookup_.path, range.lower,
+                                                                   range.lower_inclusive, range.upper,
+                                                                   range.upper_inclusive, scope));
+          entries_read_ += documents.size();
+          for (const storage::IndexedDocument& document : documents) {
+            if (document.seq >= reads_[read].from_seq) found_.emplace_back(read, document.seq);
+          }
         }
       }
+      // Several scopes or value ranges: merge them into seq order, each document once.
+      std::sort(found_.begin() + static_cast<std::ptrdiff_t>(first), found_.end());
+      found_.erase(std::unique(found_.begin() + static_cast<std::ptrdiff_t>(first), found_.end()), found_.end());
     }
-    std::sort(positions_.begin(), positions_.end(), Before);
-    positions_.erase(std::unique(positions_.begin(), positions_.end(),
-                                 [](const auto& a, const auto& b) { return !Before(a, b) && !Before(b, a); }),
-                     positions_.end());
     return Status();
   }
 
   const IndexLookup& lookup_;
-  std::optional<storage::DocumentPosition> start_;
+  const std::vector<SegmentRead> reads_;
   uint64_t& entries_read_;
   bool looked_up_ = false;
-  std::vector<storage::DocumentPosition> positions_;
+  std::vector<std::pair<size_t, int64_t>> found_;  // (index in reads_, seq), in read order
   size_t next_ = 0;
 };
 
-// The documents of the scopes in the order of a query's ORDER BY, read from the index at its
+// The documents of the segments in the order of a query's ORDER BY, read from the index at its
 // path (one item) or from its composite index (several), backwards when `descending`, within
 // the scan's ranges.
 class IndexOrderedDocumentSource : public StoredSource {
  public:
   IndexOrderedDocumentSource(storage::Transaction& txn, int64_t container_seq,
-                             const std::vector<storage::DocumentScope>& scopes, const IndexLookup& scan,
-                             bool descending, const ReadProperties& properties, uint64_t& entries_read)
-      : StoredSource(txn, container_seq, scopes, properties), scan_(scan), descending_(descending),
+                             const std::vector<ReadSegment>& segments, const IndexLookup& scan, bool descending,
+                             const ReadProperties& properties, uint64_t& entries_read)
+      : StoredSource(txn, container_seq, properties), segments_(segments), scan_(scan), descending_(descending),
         entries_read_(entries_read), range_(descending ? scan.ranges.size() : 0) {}
 
   bool in_order_by_order() const override { return true; }
@@ -162,14 +209,12 @@ class IndexOrderedDocumentSource : public StoredSource {
  private:
   static constexpr int64_t kBatch = 64;
 
-  bool InScopes(const std::string& key) const {
-    for (const storage::DocumentScope& scope : scopes_) {
-      if (scope.partition_key ? key == *scope.partition_key
-                              : key >= scope.min_key && (!scope.max_key || key < *scope.max_key)) {
-        return true;
-      }
+  // The segment holding a stored partition key, or nullptr when the scan does not read it.
+  const ReadSegment* SegmentHolding(const std::string& partition_key) const {
+    for (const ReadSegment& segment : segments_) {
+      if (segment.Holds(partition_key)) return &segment;
     }
-    return false;
+    return nullptr;
   }
 
   // The documents of the next run of equal values, in document position order: rows with equal
@@ -190,9 +235,11 @@ class IndexOrderedDocumentSource : public StoredSource {
       value = batch_[next_].first;
       int64_t seq = batch_[next_++].second;
       COSMOS_ASSIGN_OR_RETURN(auto record, txn_.FindDocumentBySeq(container_seq_, seq));
-      if (!record || IsExpired(*record, now_) || !InScopes(record->partition_key)) continue;
+      if (!record || IsExpired(*record, now_)) continue;
+      const ReadSegment* segment = SegmentHolding(record->partition_key);
+      if (segment == nullptr) continue;
       query::SourceDocument& doc = group_.emplace_back();
-      COSMOS_RETURN_IF_ERROR(ToSourceDocument(*record, doc));
+      COSMOS_RETURN_IF_ERROR(ToSourceDocument(*record, segment->min_key, segment->max_key, doc));
       doc.sort_key = *value;
     }
     std::sort(group_.begin(), group_.end(), [](const query::SourceDocument& a, const query::SourceDocument& b) {
@@ -222,6 +269,7 @@ class IndexOrderedDocumentSource : public StoredSource {
     return true;
   }
 
+  const std::vector<ReadSegment>& segments_;
   const IndexLookup& scan_;
   bool descending_;
   uint64_t& entries_read_;
@@ -258,26 +306,26 @@ class ResourceList : public query::DocumentSource {
 }  // namespace
 
 std::unique_ptr<query::DocumentSource> ScanSource(storage::Transaction& txn, int64_t container_seq,
-                                                  const std::vector<storage::DocumentScope>& scopes,
-                                                  std::optional<storage::DocumentPosition> start,
-                                                  const ReadProperties& properties) {
-  return std::make_unique<StoredDocumentSource>(txn, container_seq, scopes, std::move(start), properties);
+                                                  const std::vector<ReadSegment>& segments,
+                                                  std::optional<ReadPosition> start, const ReadProperties& properties,
+                                                  uint64_t& entries_read) {
+  return std::make_unique<StoredDocumentSource>(txn, container_seq, segments, std::move(start), properties,
+                                                entries_read);
 }
 
 std::unique_ptr<query::DocumentSource> IndexLookupSource(storage::Transaction& txn, int64_t container_seq,
-                                                         const std::vector<storage::DocumentScope>& scopes,
-                                                         const IndexLookup& lookup,
-                                                         std::optional<storage::DocumentPosition> start,
+                                                         const std::vector<ReadSegment>& segments,
+                                                         const IndexLookup& lookup, std::optional<ReadPosition> start,
                                                          const ReadProperties& properties, uint64_t& entries_read) {
-  return std::make_unique<IndexedDocumentSource>(txn, container_seq, scopes, lookup, std::move(start), properties,
+  return std::make_unique<IndexedDocumentSource>(txn, container_seq, segments, lookup, std::move(start), properties,
                                                  entries_read);
 }
 
 std::unique_ptr<query::DocumentSource> IndexOrderSource(storage::Transaction& txn, int64_t container_seq,
-                                                        const std::vector<storage::DocumentScope>& scopes,
+                                                        const std::vector<ReadSegment>& segments,
                                                         const IndexLookup& scan, bool descending,
                                                         const ReadProperties& properties, uint64_t& entries_read) {
-  return std::make_unique<IndexOrderedDocumentSource>(txn, container_seq, scopes, scan, descending, properties,
+  return std::make_unique<IndexOrderedDocumentSource>(txn, container_seq, segments, scan, descending, properties,
                                                       entries_read);
 }
 

@@ -13,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "engine/partitioning/read_order.h"
 #include "engine/planning/index_lookup.h"
 #include "query/execution/executor.h"
 #include "storage/store.h"
@@ -21,28 +22,29 @@ namespace cosmos::engine {
 
 using ReadProperties = std::optional<std::vector<std::string>>;
 
-// Every document of the scopes (a container, a physical partition, logical partitions; in key
-// order, disjoint) in (partition key, id) order, from `start` (inclusive) when given, a batch at
-// a time.
+// Every document of the segments, in read order (engine/partitioning/read_order.h), from
+// `start` (inclusive) when given, a batch at a time. When the query reads no property of the
+// documents (`properties` is an empty list) they are never loaded: each is an index entry read,
+// added to `entries_read`, and an index_only document.
 std::unique_ptr<query::DocumentSource> ScanSource(storage::Transaction& txn, int64_t container_seq,
-                                                  const std::vector<storage::DocumentScope>& scopes,
-                                                  std::optional<storage::DocumentPosition> start,
-                                                  const ReadProperties& properties);
+                                                  const std::vector<ReadSegment>& segments,
+                                                  std::optional<ReadPosition> start, const ReadProperties& properties,
+                                                  uint64_t& entries_read);
 
-// The documents an index lookup names within the scopes, in storage order (the order
-// continuation tokens assume), from `start` (inclusive). The WHERE clause still runs on each:
-// the lookup may name more documents than match. Adds the entries it reads to `entries_read`.
+// The documents an index lookup names within the segments, in read order, from `start`
+// (inclusive). The WHERE clause still runs on each: the lookup may name more documents than
+// match. Adds the entries it reads to `entries_read`.
 std::unique_ptr<query::DocumentSource> IndexLookupSource(storage::Transaction& txn, int64_t container_seq,
-                                                         const std::vector<storage::DocumentScope>& scopes,
-                                                         const IndexLookup& lookup,
-                                                         std::optional<storage::DocumentPosition> start,
+                                                         const std::vector<ReadSegment>& segments,
+                                                         const IndexLookup& lookup, std::optional<ReadPosition> start,
                                                          const ReadProperties& properties, uint64_t& entries_read);
 
-// The documents of the scopes in the order of a query's ORDER BY, read from the index at its
+// The documents of the segments in the order of a query's ORDER BY, read from the index at its
 // path (one item) or from its composite index (several), backwards when `descending`, within
-// the scan's ranges. Adds the entries it reads to `entries_read`.
+// the scan's ranges; equal values in read-position order. Adds the entries it reads to
+// `entries_read`.
 std::unique_ptr<query::DocumentSource> IndexOrderSource(storage::Transaction& txn, int64_t container_seq,
-                                                        const std::vector<storage::DocumentScope>& scopes,
+                                                        const std::vector<ReadSegment>& segments,
                                                         const IndexLookup& scan, bool descending,
                                                         const ReadProperties& properties, uint64_t& entries_read);
 

@@ -231,25 +231,24 @@ Result<QueryResponse> Queries::QueryItems(const QueryRequest& request) {
   COSMOS_ASSIGN_OR_RETURN(AccessPath access, ChooseAccessPath(container->indexing, !container->index_build, *prepared,
                                                               body.parameters, scopes, statistics));
   uint64_t index_entries_read = 0;
+  const std::vector<ReadSegment> segments = ReadSegments(container->routing, scopes);
   query::OpenSource open_source = [&](const Json* start) -> Result<std::unique_ptr<query::DocumentSource>> {
-    std::optional<storage::DocumentPosition> start_position;
+    std::optional<ReadPosition> start_position;
     if (start != nullptr) {
-      if (!start->is_array() || start->size() != 2 || !(*start)[0].is_string() || !(*start)[1].is_string()) {
-        return Status::BadRequest("Invalid Continuation Token: the query cannot resume from it.");
-      }
-      start_position = storage::DocumentPosition{(*start)[0].get<std::string>(), (*start)[1].get<std::string>()};
+      start_position = ReadPosition::FromJson(*start);
+      if (!start_position) return Status::BadRequest("Invalid Continuation Token: the query cannot resume from it.");
     }
     const int64_t container_seq = container->container.seq;
     const ReadProperties& properties = prepared->document_properties();
     if (access.ordered_scan && start == nullptr) {
-      return IndexOrderSource(txn, container_seq, scopes, *access.ordered_scan, access.descending, properties,
+      return IndexOrderSource(txn, container_seq, segments, *access.ordered_scan, access.descending, properties,
                               index_entries_read);
     }
     if (access.lookup) {
-      return IndexLookupSource(txn, container_seq, scopes, *access.lookup, std::move(start_position), properties,
+      return IndexLookupSource(txn, container_seq, segments, *access.lookup, std::move(start_position), properties,
                                index_entries_read);
     }
-    return ScanSource(txn, container_seq, scopes, std::move(start_position), properties);
+    return ScanSource(txn, container_seq, segments, std::move(start_position), properties, index_entries_read);
   };
   COSMOS_ASSIGN_OR_RETURN(auto page,
                           query::ExecutePage(*prepared, body.parameters, open_source, PageRequestOf(request)));

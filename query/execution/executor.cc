@@ -13,6 +13,14 @@ std::string Serialize(const Value& v) {
   return v.json().dump(-1, ' ', /*ensure_ascii=*/false, Json::error_handler_t::replace);
 }
 
+// A document the source loaded counts as retrieved; one it answered from the index alone does
+// not (the source counts that as an index entry read).
+void CountLoaded(const SourceDocument& doc, ExecutionStats& stats) {
+  if (doc.index_only) return;
+  stats.documents_loaded++;
+  stats.document_bytes += doc.bytes;
+}
+
 Status MalformedToken() { return Status::BadRequest("Invalid Continuation Token: the query cannot resume from it."); }
 
 // Adds `row` to the page when it fits; false when the page is full.
@@ -51,8 +59,7 @@ Result<QueryPage> StreamingPage(const BoundQuery& query, EvalContext& ctx, const
   while (produced < end) {
     COSMOS_ASSIGN_OR_RETURN(bool more, source->Next(doc));
     if (!more) break;
-    ctx.stats.documents_loaded++;
-    ctx.stats.document_bytes += doc.bytes;
+    CountLoaded(doc, ctx.stats);
     Row row(1);
     row[0] = Value::View(doc.json, *doc.json);
     produced_rows.clear();
@@ -96,8 +103,7 @@ Status EvaluateOverContainer(const SelectQuery& q, EvalContext& ctx, const OpenS
       COSMOS_ASSIGN_OR_RETURN(bool more, source->Next(doc));
       if (!more) break;
       if (boundary && doc.sort_key != *boundary) break;
-      ctx.stats.documents_loaded++;
-      ctx.stats.document_bytes += doc.bytes;
+      CountLoaded(doc, ctx.stats);
       Row row(1);
       row[0] = Value::View(doc.json, *doc.json);
       ctx.document_position = &doc.position;

@@ -29,6 +29,10 @@ struct SourceDocument {
   std::shared_ptr<const Json> json;
   size_t bytes = 0;
   Json position;  // opaque to the executor; handed back to OpenSource to resume
+  // The source never loaded the document: the query reads none of it (SELECT VALUE COUNT(1)
+  // FROM c), so `json` is an empty object and the document counts as an index entry read, not
+  // as a document retrieved.
+  bool index_only = false;
   // Sources in ORDER BY order: the document's sort key, as the source orders it; equal keys are
   // equal strings.
   std::string sort_key;

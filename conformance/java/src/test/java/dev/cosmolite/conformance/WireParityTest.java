@@ -121,7 +121,6 @@ class WireParityTest extends CosmosTest {
     }
 
     @Test
-    @KnownGap("unordered results come in partition-key order, not _rid order")
     void unorderedResultsComeInInsertionOrderWithinAPartition() {
         CosmosContainer container = newContainer();
         String[] ids = {"m", "c", "x", "a", "q", "b", "z", "k"};
