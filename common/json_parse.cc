@@ -1,5 +1,6 @@
 #include "common/json_parse.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstdint>
@@ -12,7 +13,8 @@
 namespace cosmos {
 namespace {
 
-// Text nested deeper than this goes to nlohmann's parser, which keeps its stack on the heap.
+// Text nested deeper than this is refused: the parser recurses once per level, and so do the
+// serializers and evaluators that would get the value.
 constexpr int kMaxRecursion = 512;
 
 bool IsDigit(char c) { return c >= '0' && c <= '9'; }
@@ -55,8 +57,6 @@ class Parser {
     return p_ == end_;
   }
 
-  bool too_deep() const { return too_deep_; }
-
  private:
   void SkipSpace() {
     while (p_ < end_ && (*p_ == ' ' || *p_ == '\n' || *p_ == '\r' || *p_ == '\t')) ++p_;
@@ -70,10 +70,7 @@ class Parser {
 
   bool ParseValue(Json& out, int depth) {
     if (p_ == end_) return false;
-    if ((*p_ == '{' || *p_ == '[') && depth >= kMaxRecursion) {
-      too_deep_ = true;
-      return false;
-    }
+    if ((*p_ == '{' || *p_ == '[') && depth >= kMaxRecursion) return false;
     switch (*p_) {
       case '{':
         return ParseObject(out, depth + 1);
@@ -280,7 +277,6 @@ class Parser {
 
   const unsigned char* p_;
   const unsigned char* const end_;
-  bool too_deep_ = false;
 };
 
 }  // namespace
@@ -289,8 +285,32 @@ Json ParseJson(std::string_view text) {
   Parser parser(text);
   Json value;
   if (parser.ParseDocument(value)) return value;
-  if (parser.too_deep()) return Json::parse(text, nullptr, /*allow_exceptions=*/false);
   return Json(Json::value_t::discarded);
+}
+
+JsonTextShape ShapeOfJsonText(std::string_view text) {
+  JsonTextShape shape;
+  int depth = 0;
+  bool in_string = false;
+  for (size_t pos = 0; pos < text.size(); ++pos) {
+    char c = text[pos];
+    if (in_string) {
+      if (c == '\\') {
+        ++pos;
+      } else if (c == '"') {
+        in_string = false;
+      }
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '{' || c == '[') {
+      shape.depth = std::max(shape.depth, ++depth);
+    } else if (c == '}' || c == ']') {
+      --depth;
+    } else if (c == ' ' || c == '\n' || c == '\r' || c == '\t') {
+      shape.compact = false;
+    }
+  }
+  return shape;
 }
 
 }  // namespace cosmos

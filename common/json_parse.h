@@ -17,7 +17,20 @@
 
 namespace cosmos {
 
-// Returns a discarded value (is_discarded()) when `text` is not valid JSON.
+// The service's nesting limit for documents, which cosmolite applies to every JSON value a request
+// brings (bodies, query parameters, text a query parses): deeper values would make serializers
+// and evaluators, which recurse, run out of stack.
+inline constexpr int kMaxJsonNesting = 128;
+
+// Returns a discarded value (is_discarded()) when `text` is not valid JSON, or nests objects and
+// arrays deeper than 512 levels (callers that must say why check ShapeOfJsonText first).
 Json ParseJson(std::string_view text);
+
+struct JsonTextShape {
+  int depth = 0;        // deepest nesting of objects and arrays
+  bool compact = true;  // no whitespace outside strings
+};
+// One pass over JSON text (valid or not), ignoring what is inside strings; never recurses.
+JsonTextShape ShapeOfJsonText(std::string_view text);
 
 }  // namespace cosmos

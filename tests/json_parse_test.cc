@@ -162,8 +162,15 @@ TEST_CASE("ParseJson agrees with nlohmann on generated texts, valid and broken",
   }
 }
 
-TEST_CASE("ParseJson reads text nested deeper than its own stack allows", "[common][json]") {
-  std::string deep = std::string(2000, '[') + std::string(2000, ']');
-  CheckAgreement(deep);
-  CheckAgreement(deep.substr(1));
+TEST_CASE("ParseJson refuses text nested deeper than 512 levels, however deep, without recursing", "[common][json]") {
+  auto nested = [](size_t depth) { return std::string(depth, '[') + std::string(depth, ']'); };
+  CheckAgreement(nested(512));
+  CHECK(ParseJson(nested(513)).is_discarded());
+  CHECK(ParseJson(nested(1000000)).is_discarded());
+  CHECK(ParseJson(std::string(1000000, '{')).is_discarded());
+  cosmos::JsonTextShape shape = cosmos::ShapeOfJsonText(nested(1000000));
+  CHECK(shape.depth == 1000000);
+  shape = cosmos::ShapeOfJsonText(R"({"a": "[[[[", "b": [{}]})");
+  CHECK(shape.depth == 3);
+  CHECK_FALSE(shape.compact);
 }

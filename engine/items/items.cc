@@ -457,7 +457,7 @@ Result<ResourceResponse> Items::DeletePartition(const ContainerAddress& address,
 Result<FeedResponse> Items::ReadFeed(const ContainerAddress& address, const FeedOptions& options) {
   std::optional<ReadPosition> resume;
   if (options.continuation && !options.continuation->empty()) {
-    resume = ReadPosition::FromJson(Json::parse(*options.continuation, nullptr, /*allow_exceptions=*/false));
+    resume = ReadPosition::FromJson(ParseJson(*options.continuation));
     if (!resume) return Status::BadRequest("Invalid Continuation Token: '" + *options.continuation + "' is malformed.");
   }
   int64_t page_items = PageSize(options.max_item_count);

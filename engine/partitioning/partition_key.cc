@@ -1,9 +1,13 @@
 #include "engine/partitioning/partition_key.h"
 
+#include "common/json_parse.h"
+
 namespace cosmos::engine {
 namespace {
 
 constexpr size_t kMaxHierarchicalPaths = 3;
+// The service's limit on a partition key value (containers with large partition keys, the default).
+constexpr size_t kMaxPartitionKeyValueBytes = 2048;
 
 // Splits "/a/b" or "/\"a b\"/c" into its property names.
 Result<std::vector<std::string>> ParsePath(const std::string& path) {
@@ -145,7 +149,7 @@ PartitionKeyValue PartitionKeyValue::FromDocument(const PartitionKeyDefinition& 
 
 Result<PartitionKeyValue> PartitionKeyValue::FromHeader(const PartitionKeyDefinition& definition,
                                                         const std::string& header, bool allow_prefix) {
-  Json parsed = Json::parse(header, nullptr, /*allow_exceptions=*/false);
+  Json parsed = ParseJson(header);
   if (parsed.is_discarded() || !parsed.is_array()) {
     return Status::BadRequest("Partition key '" + header +
                               "' is invalid: x-ms-documentdb-partitionkey must be a JSON array");
@@ -172,6 +176,9 @@ Result<PartitionKeyValue> PartitionKeyValue::FromHeader(const PartitionKeyDefini
       return Status::BadRequest("Partition key '" + header +
                                 "' is invalid: components must be strings, numbers, booleans, "
                                 "null or {}");
+    } else if (element.is_string() && element.get_ref<const std::string&>().size() > kMaxPartitionKeyValueBytes) {
+      return Status::BadRequest("Partition key value is too large: a component may hold at most " +
+                                std::to_string(kMaxPartitionKeyValueBytes) + " bytes.");
     } else {
       component.undefined = false;
       component.value = element;

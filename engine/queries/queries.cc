@@ -7,6 +7,7 @@
 #include "engine/planning/cross_partition.h"
 #include "engine/planning/index_utilization.h"
 #include "engine/planning/partition_targets.h"
+#include "common/json_parse.h"
 #include "engine/queries/document_sources.h"
 #include "engine/shared/feeds.h"
 #include "engine/shared/messages.h"
@@ -51,7 +52,11 @@ struct ParsedQueryBody {
 };
 
 Result<ParsedQueryBody> ParseQueryBody(std::string_view text) {
-  Json body = Json::parse(text, nullptr, /*allow_exceptions=*/false);
+  // The body adds two levels to a parameter's value ({"parameters": [{"value": ...}]}).
+  if (ShapeOfJsonText(text).depth > kMaxJsonNesting + 2) {
+    return Status::BadRequest("The query parameters nest deeper than " + std::to_string(kMaxJsonNesting) + " levels.");
+  }
+  Json body = ParseJson(text);
   if (body.is_discarded() || !body.is_object() || !body.contains("query") || !body["query"].is_string()) {
     return Status::BadRequest("The query body must be a JSON object with a string 'query'.");
   }

@@ -9,40 +9,6 @@
 namespace cosmos::engine {
 namespace {
 
-// The service's nesting limit; it also keeps recursive JSON serialization off a deep stack.
-constexpr int kMaxNestingDepth = 128;
-
-struct TextShape {
-  int depth = 0;         // deepest nesting of objects and arrays
-  bool compact = true;   // no whitespace outside strings
-};
-
-// One pass over JSON text, ignoring what is inside strings.
-TextShape ShapeOf(std::string_view text) {
-  TextShape shape;
-  int depth = 0;
-  bool in_string = false;
-  for (size_t pos = 0; pos < text.size(); ++pos) {
-    char c = text[pos];
-    if (in_string) {
-      if (c == '\\') {
-        ++pos;
-      } else if (c == '"') {
-        in_string = false;
-      }
-    } else if (c == '"') {
-      in_string = true;
-    } else if (c == '{' || c == '[') {
-      shape.depth = std::max(shape.depth, ++depth);
-    } else if (c == '}' || c == ']') {
-      --depth;
-    } else if (c == ' ' || c == '\n' || c == '\r' || c == '\t') {
-      shape.compact = false;
-    }
-  }
-  return shape;
-}
-
 size_t CodePoints(const std::string& utf8) {
   size_t count = 0;
   for (unsigned char c : utf8) count += (c & 0xC0) != 0x80;
@@ -60,16 +26,16 @@ std::string InvalidNameMessage(const std::string& id, size_t limit) {
 }
 
 Status CheckDepth(int depth, const char* what) {
-  if (depth > kMaxNestingDepth) return Status::BadRequest(std::string("The ") + what + " nests deeper than 128 levels.");
+  if (depth > kMaxJsonNesting) return Status::BadRequest(std::string("The ") + what + " nests deeper than 128 levels.");
   return Status();
 }
 
 }  // namespace
 
-Status CheckNesting(std::string_view text, const char* what) { return CheckDepth(ShapeOf(text).depth, what); }
+Status CheckNesting(std::string_view text, const char* what) { return CheckDepth(ShapeOfJsonText(text).depth, what); }
 
 Result<Json> ParseObject(std::string_view body, const char* what, bool* compact) {
-  TextShape shape = ShapeOf(body);
+  JsonTextShape shape = ShapeOfJsonText(body);
   if (compact) *compact = shape.compact;
   COSMOS_RETURN_IF_ERROR(CheckDepth(shape.depth, what));
   Json parsed = ParseJson(body);

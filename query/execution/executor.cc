@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "common/json_parse.h"
 #include "query/execution/select_runner.h"
 
 namespace cosmos::query {
@@ -19,6 +20,33 @@ void CountLoaded(const SourceDocument& doc, ExecutionStats& stats) {
   if (doc.index_only) return;
   stats.documents_loaded++;
   stats.document_bytes += doc.bytes;
+}
+
+// Counts in a token stay far below this: a larger one was not issued by this server.
+constexpr uint64_t kMaxTokenCount = uint64_t{1} << 40;
+
+bool IsCount(const Json& value) { return value.is_number_unsigned() && value.get<uint64_t>() < kMaxTokenCount; }
+
+// Whether `token` is one this executor issues for `query`'s shape: a streaming token names a
+// document position and counts; a materialized one a row index and, for an ORDER BY, one
+// encoded key per ORDER BY item.
+bool IsTokenOf(const BoundQuery& query, const Json& token) {
+  if (!token.is_object() || token.value("v", Json()) != kTokenVersion) return false;
+  if (query.is_streaming()) {
+    return token.value("k", "") == "s" && token.contains("p") && IsCount(token.value("r", Json())) &&
+           IsCount(token.value("n", Json()));
+  }
+  if (token.value("k", "") != "m" || !IsCount(token.value("s", Json()))) return false;
+  if (!token.contains("key")) return true;
+  const Json& keys = token["key"];
+  if (!keys.is_array() || keys.size() != query.root().order_by.size() || !IsCount(token.value("r", Json())) ||
+      !token.contains("p")) {
+    return false;
+  }
+  for (const Json& key : keys) {
+    if (!key.is_object() || key.size() > 1 || (key.size() == 1 && !key.contains("v"))) return false;
+  }
+  return true;
 }
 
 Status MalformedToken() { return Status::BadRequest("Invalid Continuation Token: the query cannot resume from it."); }
@@ -217,13 +245,8 @@ Result<QueryPage> ExecutePage(const BoundQuery& query, const Json& parameters, c
 
   Json token;
   if (request.continuation && !request.continuation->empty()) {
-    token = Json::parse(*request.continuation, nullptr, /*allow_exceptions=*/false);
-    bool streaming_token = token.is_object() && token.value("k", "") == "s" && token.contains("p") &&
-                           token["r"].is_number_unsigned() && token["n"].is_number_unsigned();
-    bool materialized_token = token.is_object() && token.value("k", "") == "m" && token["s"].is_number_unsigned() &&
-                              (!token.contains("key") || (token["key"].is_array() && token["r"].is_number_unsigned() &&
-                                                          token.contains("p")));
-    if (token.is_discarded() || (query.is_streaming() ? !streaming_token : !materialized_token)) return MalformedToken();
+    token = ParseJson(*request.continuation);
+    if (!IsTokenOf(query, token)) return MalformedToken();
   }
 
   std::optional<uint64_t> top, limit;

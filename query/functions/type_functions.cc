@@ -10,6 +10,7 @@
 #include <optional>
 #include <string>
 
+#include "common/json_parse.h"
 #include "query/functions/registry.h"
 
 namespace cosmos::query {
@@ -109,7 +110,9 @@ Value ParseAs(std::span<const Value> args, FunctionContext& ctx, Kind wanted) {
   }
   const std::string& text = args[0].string();
   Charge(ctx, text.size());
-  Value parsed = Value::FromJson(Json::parse(text, nullptr, /*allow_exceptions=*/false));
+  // Text nested deeper than a document may be is no value a query could go on with.
+  if (ShapeOfJsonText(text).depth > kMaxJsonNesting) return Value();
+  Value parsed = Value::FromJson(ParseJson(text));
   if (parsed.kind() != wanted) return Value();
   if (wanted == Kind::kNumber) return Value::Number(parsed.number());
   return parsed;

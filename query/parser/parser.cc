@@ -95,6 +95,9 @@ const antlr4::Token* FindTooDeepNesting(const std::vector<antlr4::Token*>& token
         if (levels.size() > 1) {
           add(-levels.back().nesting - 1, -levels.back().chain - 1);
           levels.pop_back();
+          // What the brackets closed (a call, an index c['a'], a group) is one more link of the
+          // chain around it: c['a']['a']... nests the AST as deep as c.a.a... does.
+          add(0, 1);
         }
         break;
       case CosmosSqlLexer::COMMA:

@@ -440,6 +440,17 @@ TEST_CASE("Nesting is bounded so a hostile query cannot exhaust the stack", "[qu
   for (int i = 1; i < 20000; ++i) list += ", " + std::to_string(i);
   REQUIRE_OK(ParseQuery(list + ")"));
 
+  // Postfix accessor chains nest the AST too, though each bracket closes at once.
+  for (std::string piece : {"['a']", "[1]", "(1)"}) {
+    std::string chain = "SELECT VALUE c";
+    for (int i = 0; i < 100000; ++i) chain += piece;
+    INFO(piece);
+    CHECK(ErrorOf(chain)["message"] == "Syntax error, the query is nested too deeply.");
+  }
+  std::string calls = "SELECT * FROM c WHERE IS_DEFINED(c.a)";
+  for (int i = 0; i < 1000; ++i) calls += " AND IS_DEFINED(c['a'])";
+  REQUIRE_OK(ParseQuery(calls));
+
   for (std::string piece : {"- ", "NOT ", "1 + ", "a ? b : ", "a ?? ", "c.a."}) {
     std::string chain = "SELECT VALUE ";
     for (int i = 0; i < 100000; ++i) chain += piece;
