@@ -12,6 +12,19 @@
 #include "server/headers.h"
 
 namespace cosmos::server {
+
+std::string KeyFingerprint(std::string_view key) {
+  unsigned char digest[EVP_MAX_MD_SIZE];
+  unsigned int length = 0;
+  EVP_Digest(key.data(), key.size(), digest, &length, EVP_sha256(), nullptr);
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string fingerprint = "sha256:";
+  for (unsigned int i = 0; i < 6 && i < length; ++i) {
+    fingerprint += kHex[digest[i] >> 4];
+    fingerprint += kHex[digest[i] & 0xF];
+  }
+  return fingerprint;
+}
 namespace {
 
 constexpr std::array<const char*, 12> kMonths = {"Jan", "Feb", "Mar", "Apr", "May", "Jun",

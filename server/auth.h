@@ -22,6 +22,10 @@ std::optional<int64_t> ParseHttpDate(std::string_view text);
 // Formats seconds since the epoch as an RFC 1123 date.
 std::string FormatHttpDate(int64_t epoch_seconds);
 
+// What logs say instead of a key: "sha256:" and the first 12 hex digits of its SHA-256, enough to
+// tell two keys apart, useless for signing.
+std::string KeyFingerprint(std::string_view key);
+
 class MasterKeyAuth {
  public:
   // The allowed difference between the request's date and the server clock.

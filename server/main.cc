@@ -3,8 +3,12 @@
 #include <CLI/CLI.hpp>
 #include <spdlog/spdlog.h>
 
+#include <sys/stat.h>
+
 #include <chrono>
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <thread>
 
 #include "engine/account.h"
@@ -25,6 +29,7 @@ struct Flags {
   std::string data_dir = "./cosmolite-data";
   bool in_memory = false;
   std::string key = kEmulatorKey;
+  std::string key_file;
   bool no_tls = false;
   std::string cert;
   std::string cert_key;
@@ -45,6 +50,24 @@ int Fail(const std::string& message) {
   return 1;
 }
 
+// The key a file holds, without surrounding whitespace (a trailing newline, say).
+std::optional<std::string> ReadKeyFile(const std::string& path) {
+  std::ifstream file(path);
+  if (!file) return std::nullopt;
+  std::stringstream text;
+  text << file.rdbuf();
+  std::string key = text.str();
+  size_t first = key.find_first_not_of(" \t\r\n");
+  if (first == std::string::npos) return std::string();
+  return key.substr(first, key.find_last_not_of(" \t\r\n") - first + 1);
+}
+
+// How logs name the account key: never the key itself, unless it is the public emulator key.
+std::string DescribeKey(const std::string& key) {
+  if (key == kEmulatorKey) return "the well-known emulator key";
+  return "a custom key (" + cosmos::server::KeyFingerprint(key) + ")";
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -59,8 +82,13 @@ int main(int argc, char** argv) {
       ->envname("COSMOLITE_DATA_DIR")->capture_default_str();
   app.add_flag("--in-memory", flags.in_memory, "keep nothing on disk; all data is lost on exit")
       ->envname("COSMOLITE_IN_MEMORY");
-  app.add_option("--key", flags.key, "account master key (base64); default: the well-known emulator key")
-      ->envname("COSMOLITE_KEY");
+  auto* key_option = app.add_option("--key", flags.key,
+                                    "account master key (base64); default: the well-known emulator key. A key on "
+                                    "the command line shows in the process list: prefer COSMOLITE_KEY or --key-file")
+                         ->envname("COSMOLITE_KEY");
+  app.add_option("--key-file", flags.key_file, "file holding the account master key (base64)")
+      ->envname("COSMOLITE_KEY_FILE")
+      ->excludes(key_option);
   app.add_flag("--no-tls", flags.no_tls, "serve plain HTTP only (by default HTTPS and HTTP share the port)")
       ->envname("COSMOLITE_NO_TLS");
   app.add_option("--cert", flags.cert, "PEM certificate (chain) to serve instead of the generated one")
@@ -106,6 +134,14 @@ int main(int argc, char** argv) {
 
   spdlog::set_level(spdlog::level::from_str(flags.log_level));
   spdlog::set_pattern("%Y-%m-%dT%H:%M:%S.%e %^%l%$ %v");
+  // The data directory, the data file with its WAL, and the certificate's private key are the
+  // account's: no other local user may read them.
+  umask(077);
+  if (!flags.key_file.empty()) {
+    std::optional<std::string> key = ReadKeyFile(flags.key_file);
+    if (!key) return Fail("--key-file: cannot read " + flags.key_file);
+    flags.key = std::move(*key);
+  }
 
   std::optional<std::string> data_dir;
   cosmos::storage::StoreOptions store_options;
@@ -119,6 +155,12 @@ int main(int argc, char** argv) {
   }
   auto store = cosmos::storage::Store::Open(store_options);
   if (!store.ok()) return Fail(store.status().message());
+  if (!flags.in_memory) {
+    // Files an older version created readable by all; SQLite gives a new WAL the file's mode.
+    std::error_code ignored;
+    std::filesystem::permissions(store_options.path,
+                                 std::filesystem::perms::owner_read | std::filesystem::perms::owner_write, ignored);
+  }
   cosmos::engine::AccountOptions account_options;
   account_options.min_physical_partitions = flags.min_physical_partitions;
   account_options.logical_partition_cap_bytes = flags.logical_partition_cap;
@@ -158,8 +200,8 @@ int main(int argc, char** argv) {
 
   double ready_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
   std::string scheme = flags.no_tls ? "http" : "https";
-  spdlog::info("cosmolite ready in {:.1f} ms: endpoint {}://{}:{}/ key {} certificate {} data {}", ready_ms,
-               scheme, flags.host, server.BoundPort(), flags.key, certificate_path,
+  spdlog::info("cosmolite ready in {:.1f} ms: endpoint {}://{}:{}/ key: {}; certificate {} data {}", ready_ms,
+               scheme, flags.host, server.BoundPort(), DescribeKey(flags.key), certificate_path,
                flags.in_memory ? std::string("in memory") : store_options.path);
   server.Run();
   spdlog::info("cosmolite stopped");

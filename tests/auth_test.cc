@@ -6,6 +6,7 @@
 using cosmos::ErrorCode;
 using cosmos::server::FormatHttpDate;
 using cosmos::server::HttpRequest;
+using cosmos::server::KeyFingerprint;
 using cosmos::server::MasterKeyAuth;
 using cosmos::server::ParseHttpDate;
 
@@ -125,4 +126,14 @@ TEST_CASE("verification accepts good signatures and explains bad ones", "[auth]"
 
 TEST_CASE("an account key must be base64", "[auth]") {
   CHECK_FALSE(MasterKeyAuth::Create("not base64!").ok());
+}
+
+TEST_CASE("logs name a key by a fingerprint that does not reveal it", "[auth]") {
+  std::string key = "C2y6yDjf5/R+ob0N8A7Cgv30VRDJIWEHLM+4QDU5DE2nQ9nDuVTqobD4b8mGGyPMbIZnqyMsEcaGQy67XIw/Jw==";
+  std::string fingerprint = KeyFingerprint(key);
+  CHECK(fingerprint.rfind("sha256:", 0) == 0);
+  CHECK(fingerprint.size() == 7 + 12);
+  CHECK(fingerprint.find(key.substr(0, 6)) == std::string::npos);
+  CHECK(KeyFingerprint(key) == fingerprint);
+  CHECK(KeyFingerprint(key + "x") != fingerprint);
 }
