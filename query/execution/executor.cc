@@ -9,6 +9,8 @@ namespace cosmos::query {
 namespace {
 
 constexpr int kTokenVersion = 1;
+// A streaming page looks at the clock once per this many documents.
+constexpr uint64_t kDocumentsPerClockCheck = 32;
 
 std::string Serialize(const Value& v) {
   return v.json().dump(-1, ' ', /*ensure_ascii=*/false, Json::error_handler_t::replace);
@@ -82,9 +84,16 @@ Result<QueryPage> StreamingPage(const BoundQuery& query, EvalContext& ctx, const
   uint64_t skip_in_first = token.is_object() ? token["r"].get<uint64_t>() : 0;
   uint64_t produced = token.is_object() ? token["n"].get<uint64_t>() : 0;
   COSMOS_ASSIGN_OR_RETURN(auto source, open_source(start));
+  const auto deadline = std::chrono::steady_clock::now() + request.time_budget;
   SourceDocument doc;
   bool first_document = true;
-  while (produced < end) {
+  for (uint64_t documents = 0; produced < end; ++documents) {
+    if (documents > 0 && documents % kDocumentsPerClockCheck == 0 && std::chrono::steady_clock::now() > deadline) {
+      // Resume at the document just read, past every row it produced.
+      page.continuation = Json{{"v", kTokenVersion}, {"k", "s"}, {"p", doc.position}, {"r", produced_rows.size()},
+                               {"n", produced}}.dump();
+      return page;
+    }
     COSMOS_ASSIGN_OR_RETURN(bool more, source->Next(doc));
     if (!more) break;
     CountLoaded(doc, ctx.stats);

@@ -10,6 +10,7 @@
 // Thread-safety: stateless; a DocumentSource belongs to one call.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -57,6 +58,9 @@ struct PageRequest {
   size_t max_bytes = 4 * 1024 * 1024;
   std::optional<std::string> continuation;
   std::chrono::system_clock::time_point now = std::chrono::system_clock::now();
+  // A page of a streaming query that has run this long ends after the document in hand, with a
+  // continuation (possibly with no rows), as the service ends a page at its execution budget.
+  std::chrono::milliseconds time_budget{5000};
 };
 
 struct QueryPage {
