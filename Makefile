@@ -51,3 +51,19 @@ BENCH_ARGS ?=
 bench: configure
 	@cmake --build $(BUILD_DIR) -j$(JOBS) --target cosmolite cosmolite_bench bench_raw_server bench_sqlite bench_query_parse
 	@python3 bench/run_bench.py --build-dir $(BUILD_DIR) $(BENCH_ARGS)
+
+# Fuzzing (tests/fuzz/README.md): a clang build in build-fuzz/ with libFuzzer, ASan and UBSan; runs
+# each target for FUZZ_SECONDS on a copy of its seed corpus and prints executions and coverage.
+.PHONY: fuzz
+FUZZ_SECONDS ?= 60
+FUZZ_TARGETS ?= query json token patch request
+fuzz: deps
+	@command -v clang++-14 >/dev/null || apt-get install -y clang-14
+	@cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++-14 -DCOSMOLITE_FUZZ=ON > /dev/null
+	@cmake --build build-fuzz -j$(JOBS) --target $(addprefix fuzz_,$(FUZZ_TARGETS))
+	@for t in $(FUZZ_TARGETS); do \
+	  mkdir -p build-fuzz/corpus/$$t && cp -n tests/fuzz/corpus/$$t/* build-fuzz/corpus/$$t/ 2>/dev/null; \
+	  echo "== fuzz_$$t for $(FUZZ_SECONDS) s"; \
+	  build-fuzz/tests/fuzz/fuzz_$$t -max_total_time=$(FUZZ_SECONDS) -timeout=10 -rss_limit_mb=4096 \
+	    -artifact_prefix=build-fuzz/crash-$$t- build-fuzz/corpus/$$t 2>&1 | grep -E "^#[0-9]+ *DONE|ERROR|SUMMARY|Done" ; \
+	done

@@ -106,6 +106,8 @@ TEST_CASE("hostile: continuation tokens this server did not issue for the query 
            R"({"v":1,"k":"m","s":1,"key":[{"v":1},{"v":2}],"p":[1,"","FF"],"r":0})",  // two keys, one ORDER BY item
            R"({"v":1,"k":"m","s":1,"key":[{"x":1}],"p":[1,"","FF"],"r":0})",          // a key without a value
            R"({"v":2,"k":"m","s":1})",                                                // another version
+           R"({"v":1,"k":2})",                                                        // a kind that is no string
+           R"({"v":"1","k":"m","s":1})",                                              // a version that is no number
            R"({"v":1,"k":"s","p":[1,"","FF"],"r":0,"n":0})",                          // a streaming token
            R"([[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]])",
        }) {

@@ -27,25 +27,40 @@ void CountLoaded(const SourceDocument& doc, ExecutionStats& stats) {
 // Counts in a token stay far below this: a larger one was not issued by this server.
 constexpr uint64_t kMaxTokenCount = uint64_t{1} << 40;
 
-bool IsCount(const Json& value) { return value.is_number_unsigned() && value.get<uint64_t>() < kMaxTokenCount; }
+bool IsCount(const Json* value) {
+  return value != nullptr && value->is_number_unsigned() && value->get<uint64_t>() < kMaxTokenCount;
+}
+
+// The member `name` of a token, or nullptr. (Json::value() would throw on a member of another
+// type than its default.)
+const Json* Member(const Json& token, const char* name) {
+  auto found = token.find(name);
+  return found == token.end() ? nullptr : &*found;
+}
+
+bool IsKind(const Json& token, const char* kind) {
+  const Json* member = Member(token, "k");
+  return member != nullptr && member->is_string() && member->get_ref<const std::string&>() == kind;
+}
 
 // Whether `token` is one this executor issues for `query`'s shape: a streaming token names a
 // document position and counts; a materialized one a row index and, for an ORDER BY, one
 // encoded key per ORDER BY item.
 bool IsTokenOf(const BoundQuery& query, const Json& token) {
-  if (!token.is_object() || token.value("v", Json()) != kTokenVersion) return false;
+  if (!token.is_object()) return false;
+  const Json* version = Member(token, "v");
+  if (version == nullptr || !version->is_number_integer() || *version != kTokenVersion) return false;
   if (query.is_streaming()) {
-    return token.value("k", "") == "s" && token.contains("p") && IsCount(token.value("r", Json())) &&
-           IsCount(token.value("n", Json()));
+    return IsKind(token, "s") && token.contains("p") && IsCount(Member(token, "r")) && IsCount(Member(token, "n"));
   }
-  if (token.value("k", "") != "m" || !IsCount(token.value("s", Json()))) return false;
-  if (!token.contains("key")) return true;
-  const Json& keys = token["key"];
-  if (!keys.is_array() || keys.size() != query.root().order_by.size() || !IsCount(token.value("r", Json())) ||
+  if (!IsKind(token, "m") || !IsCount(Member(token, "s"))) return false;
+  const Json* keys = Member(token, "key");
+  if (keys == nullptr) return true;
+  if (!keys->is_array() || keys->size() != query.root().order_by.size() || !IsCount(Member(token, "r")) ||
       !token.contains("p")) {
     return false;
   }
-  for (const Json& key : keys) {
+  for (const Json& key : *keys) {
     if (!key.is_object() || key.size() > 1 || (key.size() == 1 && !key.contains("v"))) return false;
   }
   return true;
