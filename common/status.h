@@ -30,6 +30,7 @@ enum class ErrorCode {
   kPartitionKeyRangeGone,  // a request names a partition key range that was split (410/1002)
   kRequestRateTooLarge,    // the partition's throughput budget is spent (429/3200); nothing changed
   kIncorrectContainerRid,  // the container was re-created since the client resolved its name (400/1024)
+  kInsufficientStorage,    // the disk under the data file is full (507); nothing was written
   kInternal,               // a bug or an I/O failure; logged with the activity id
 };
 
@@ -80,6 +81,9 @@ class [[nodiscard]] Status {
     Status status{ErrorCode::kRequestRateTooLarge, std::move(message)};
     status.retry_after_ms_ = retry_after_ms;
     return status;
+  }
+  static Status InsufficientStorage(std::string message) {
+    return {ErrorCode::kInsufficientStorage, std::move(message)};
   }
   static Status Internal(std::string message) { return {ErrorCode::kInternal, std::move(message)}; }
 

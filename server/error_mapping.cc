@@ -24,6 +24,7 @@ HttpError MapError(ErrorCode code) {
     case ErrorCode::kRequestRateTooLarge: return {429, 3200, "TooManyRequests"};
     case ErrorCode::kIncorrectContainerRid: return {400, 1024, "BadRequest"};
     case ErrorCode::kOk:  // a success is never an error answer; treat as a bug
+    case ErrorCode::kInsufficientStorage: return {507, 0, "InsufficientStorage"};
     case ErrorCode::kInternal: return {500, 0, "InternalServerError"};
   }
   return {500, 0, "InternalServerError"};

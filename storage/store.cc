@@ -52,6 +52,7 @@ Result<std::unique_ptr<Store>> Store::Open(const StoreOptions& options) {
   COSMOS_ASSIGN_OR_RETURN(auto connection,
                           sqlite::Connection::Open(in_memory ? ":memory:" : options.path, /*batch_wal_writes=*/true));
   std::string pragmas = "PRAGMA temp_store = MEMORY; PRAGMA cache_size = -65536;";
+  if (options.max_pages > 0) pragmas += "PRAGMA max_page_count = " + std::to_string(options.max_pages) + ";";
   if (!in_memory) {
     pragmas += "PRAGMA journal_mode = WAL; PRAGMA mmap_size = 268435456;";
     pragmas += options.sync_every_commit ? "PRAGMA synchronous = FULL;" : "PRAGMA synchronous = NORMAL;";

@@ -58,6 +58,9 @@ struct StoreOptions {
   // Once no write has committed for this long, the WAL is copied into the database and its file
   // truncated, so that an idle emulator does not keep a large WAL on disk. Tests lower it.
   int wal_truncate_idle_ms = 2000;
+  // Pages the data file may grow to (0: no limit): a write past it fails as on a full disk
+  // (kInsufficientStorage). Tests use it to fill the "disk" quickly.
+  int64_t max_pages = 0;
 };
 
 enum class SeqKind { kDatabase, kContainer, kDocument, kOffer };

@@ -32,6 +32,7 @@ TEST_CASE("every error code maps to its Cosmos status and substatus", "[errors]"
       {Status::PartitionKeyRangeGone("m"), 410, 1002, "Gone"},
       {Status::RequestRateTooLarge("m", 250), 429, 3200, "TooManyRequests"},
       {Status::IncorrectContainerRid("m"), 400, 1024, "BadRequest"},
+      {Status::InsufficientStorage("m"), 507, 0, "InsufficientStorage"},
       {Status::Internal("m"), 500, 0, "InternalServerError"},
   };
   // The table covers every code but kOk; a new ErrorCode must be added here.

@@ -120,3 +120,40 @@ TEST_CASE("hostile: continuation tokens this server did not issue for the query 
   HttpResponse first = Query(emulator, order_by);
   REQUIRE(first.status == 200);
 }
+
+TEST_CASE("a full disk refuses writes with 507, keeps reads, and takes writes again once space frees", "[hostile]") {
+  cosmos_test::ScratchDir dir("cosmolite-disk-full");
+  cosmos::storage::StoreOptions options = cosmos_test::FileStore(dir);
+  options.max_pages = 400;  // 1.6 MB of 4 KB pages
+  Emulator emulator(options);
+  emulator.CreateContainer();
+  const std::string filler(50 * 1024, 'x');
+  int created = 0;
+  HttpResponse refused;
+  for (; created < 200; ++created) {
+    refused = emulator.CreateItem(R"({"id":"d)" + std::to_string(created) + R"(","pk":"p","s":")" + filler + "\"}",
+                                  R"(["p"])");
+    if (refused.status != 201) break;
+  }
+  REQUIRE(created > 0);
+  REQUIRE(created < 200);
+  CHECK(refused.status == 507);
+  CHECK(Json::parse(refused.body)["code"] == "InsufficientStorage");
+  CHECK(Json::parse(refused.body)["message"].get<std::string>().find("disk is full") != std::string::npos);
+
+  // Everything acknowledged is there, and reads go on.
+  CHECK(emulator.Call("GET", "/dbs/db/colls/c/docs/d0", "", {{"x-ms-documentdb-partitionkey", R"(["p"])"}}).status == 200);
+  HttpResponse count = emulator.Call("POST", "/dbs/db/colls/c/docs", R"({"query":"SELECT VALUE COUNT(1) FROM c"})",
+                                     {{"x-ms-documentdb-isquery", "true"},
+                                      {"content-type", "application/query+json"},
+                                      {"x-ms-documentdb-partitionkey", R"(["p"])"}});
+  REQUIRE(count.status == 200);
+  CHECK(Json::parse(count.body)["Documents"][0] == created);
+
+  // Deletes free pages in the file; creates then succeed again.
+  for (int i = 0; i < 5; ++i) {
+    CHECK(emulator.Call("DELETE", "/dbs/db/colls/c/docs/d" + std::to_string(i), "",
+                        {{"x-ms-documentdb-partitionkey", R"(["p"])"}}).status == 204);
+  }
+  CHECK(emulator.CreateItem(R"({"id":"again","pk":"p","s":")" + filler + "\"}", R"(["p"])").status == 201);
+}

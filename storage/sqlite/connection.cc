@@ -13,7 +13,13 @@ namespace {
 // How long a statement waits for a lock another connection holds before it fails as busy.
 constexpr int kBusyTimeoutMs = 5000;
 
+// What a client is told when the disk under the data file fills up: the write is refused whole,
+// and writes work again once space is freed.
+constexpr char kDiskFullMessage[] =
+    "The emulator's disk is full: the write was not stored. Free space on the volume of its data directory and retry.";
+
 Status SqliteError(sqlite3* db, std::string_view what) {
+  if ((sqlite3_extended_errcode(db) & 0xFF) == SQLITE_FULL) return Status::InsufficientStorage(kDiskFullMessage);
   return Status::Internal(std::string(what) + ": " + sqlite3_errmsg(db));
 }
 
@@ -130,9 +136,10 @@ Connection::~Connection() {
 Status Connection::Execute(std::string_view sql) {
   char* error = nullptr;
   std::string text(sql);
-  if (sqlite3_exec(db_, text.c_str(), nullptr, nullptr, &error) != SQLITE_OK) {
+  if (int code = sqlite3_exec(db_, text.c_str(), nullptr, nullptr, &error); code != SQLITE_OK) {
     std::string message = error ? error : "unknown error";
     sqlite3_free(error);
+    if ((code & 0xFF) == SQLITE_FULL) return Status::InsufficientStorage(kDiskFullMessage);
     return Status::Internal("sqlite exec: " + message);
   }
   return Status();
