@@ -545,17 +545,20 @@ Value LastSubstringAfter(std::span<const Value> args, FunctionContext& ctx) {
 //   - PCRE2 gives every start position a fresh match limit, and a character scan or a
 //     backreference counts as one step, so a search can still be quadratic (a*[bc] against
 //     200,000 a's ran 20 s). A callout before each pattern item (PCRE2_AUTO_CALLOUT) charges the
-//     whole search one unit per item plus the characters moved over since the previous item, up
-//     to kRegexWorkBase plus kRegexWorkPerByte per byte of text. The callouts cost ~15% and make
-//     the compiled pattern four times larger: its 64 KiB cap (link size 2) admits ~8,000 items.
+//     whole search one step per item, and one per kRegexCharsPerStep characters the matcher moved
+//     over since the previous item (scanning is cheaper than an item), up to kRegexWorkBase plus
+//     kRegexWorkPerByte per byte of text: a second at most, far more than any linear search
+//     needs. The callouts cost ~15% and make the compiled pattern four times larger: its
+//     64 KiB cap (link size 2) admits ~8,000 items.
 // A search that reaches a limit fails the query with 400, as an invalid pattern does.
 
 constexpr uint32_t kRegexNestLimit = 250;
 constexpr uint32_t kRegexMatchLimit = 1'000'000;    // tens of milliseconds from one start position
 constexpr uint32_t kRegexDepthLimit = 500'000;      // frames: (a|b)* takes two per character
 constexpr uint32_t kRegexHeapLimitKib = 64 * 1024;  // ~450,000 frames of a pattern with few groups
-constexpr uint64_t kRegexWorkBase = 10'000'000;     // any sane pattern on any short text
-constexpr uint64_t kRegexWorkPerByte = 16;          // a linear search of a long text
+constexpr uint64_t kRegexWorkBase = 5'000'000;      // steps: 20-60 ns each
+constexpr uint64_t kRegexWorkPerByte = 4;           // a linear search takes 1-3 per byte
+constexpr uint64_t kRegexCharsPerStep = 16;
 
 struct Pcre2Free {
   void operator()(pcre2_code* code) const { pcre2_code_free(code); }
@@ -642,7 +645,8 @@ std::shared_ptr<const pcre2_code> CompileRegex(const std::string& pattern, const
 }
 
 struct RegexWork {
-  uint64_t used = 0;
+  uint64_t items = 0;
+  uint64_t chars = 0;
   uint64_t limit = 0;
   PCRE2_SIZE position = 0;
 };
@@ -652,9 +656,10 @@ struct RegexWork {
 int ChargeRegexWork(pcre2_callout_block* block, void* data) {
   auto& work = *static_cast<RegexWork*>(data);
   PCRE2_SIZE position = block->current_position;
-  work.used += 1 + (position > work.position ? position - work.position : work.position - position);
+  ++work.items;
+  work.chars += position > work.position ? position - work.position : work.position - position;
   work.position = position;
-  return work.used > work.limit ? PCRE2_ERROR_CALLOUT : 0;
+  return work.items + work.chars / kRegexCharsPerStep > work.limit ? PCRE2_ERROR_CALLOUT : 0;
 }
 
 pcre2_match_context* RegexMatchContext() {
