@@ -14,6 +14,7 @@ packages=(
   catch2                  # Catch2 v2 unit tests
   antlr4                  # ANTLR 4.7.2 tool: generates the query parser at build time (pulls a JRE)
   libantlr4-runtime-dev   # ANTLR 4.9 C++ runtime
+  libpcre2-dev            # PCRE2: RegexMatch speaks the service's PCRE dialect
   openssl
 )
 

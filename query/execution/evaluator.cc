@@ -2,6 +2,9 @@
 
 #include <cmath>
 #include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
 
 namespace cosmos::query {
 namespace {
@@ -105,54 +108,99 @@ std::u32string Decode(std::string_view text) {
   return out;
 }
 
-bool LikeAt(const std::u32string& s, size_t si, const std::u32string& p, size_t pi, std::optional<char32_t> escape) {
-  while (pi < p.size()) {
+// One element of a LIKE pattern: a run of '%', or a test of exactly one character.
+struct LikeToken {
+  enum class Kind : uint8_t { kAnyRun, kAnyChar, kLiteral, kSet };
+  Kind kind = Kind::kLiteral;
+  bool negate = false;     // kSet written [^...]
+  char32_t literal = 0;    // kLiteral
+  size_t set_begin = 0;    // kSet: its members are pattern[set_begin, set_end)
+  size_t set_end = 0;
+};
+
+// Splits the pattern once, left to right. The escape character makes the next one literal
+// (but is itself literal at the end of the pattern); '[' without a later ']' is a literal '[';
+// inside brackets neither the escape nor '%' and '_' are special.
+std::vector<LikeToken> TokenizeLike(const std::u32string& p, std::optional<char32_t> escape) {
+  std::vector<LikeToken> tokens;
+  for (size_t pi = 0; pi < p.size();) {
     char32_t c = p[pi];
+    LikeToken token;
+    size_t close = std::u32string::npos;
     if (escape && c == *escape && pi + 1 < p.size()) {
-      if (si >= s.size() || s[si] != p[pi + 1]) return false;
-      ++si;
+      token.literal = p[pi + 1];
       pi += 2;
-      continue;
+    } else if (c == U'%') {
+      ++pi;
+      if (!tokens.empty() && tokens.back().kind == LikeToken::Kind::kAnyRun) continue;  // %% is %
+      token.kind = LikeToken::Kind::kAnyRun;
+    } else if (c == U'_') {
+      token.kind = LikeToken::Kind::kAnyChar;
+      ++pi;
+    } else if (c == U'[' && (close = p.find(U']', pi + 1)) != std::u32string::npos) {
+      token.kind = LikeToken::Kind::kSet;
+      size_t k = pi + 1;
+      token.negate = k < close && p[k] == U'^';
+      token.set_begin = token.negate ? k + 1 : k;
+      token.set_end = close;
+      pi = close + 1;
+    } else {
+      token.literal = c;
+      ++pi;
     }
-    if (c == U'%') {
-      while (pi < p.size() && p[pi] == U'%') ++pi;
-      if (pi == p.size()) return true;
-      for (size_t k = si; k <= s.size(); ++k)
-        if (LikeAt(s, k, p, pi, escape)) return true;
+    tokens.push_back(token);
+  }
+  return tokens;
+}
+
+// Whether a one-character token accepts `ch`. A set lists characters and ranges a-z; "[]" accepts
+// nothing and "[^]" anything.
+bool LikeAccepts(const LikeToken& token, const std::u32string& p, char32_t ch) {
+  switch (token.kind) {
+    case LikeToken::Kind::kAnyChar: return true;
+    case LikeToken::Kind::kLiteral: return ch == token.literal;
+    case LikeToken::Kind::kSet: {
+      bool member = false;
+      for (size_t k = token.set_begin; k < token.set_end && !member; ++k) {
+        if (k + 2 < token.set_end && p[k + 1] == U'-') {
+          member = ch >= p[k] && ch <= p[k + 2];
+          k += 2;
+        } else {
+          member = ch == p[k];
+        }
+      }
+      return member != token.negate;
+    }
+    case LikeToken::Kind::kAnyRun: break;
+  }
+  return false;
+}
+
+// Every token but '%' consumes exactly one character, so the classic greedy wildcard match is
+// exact: on a mismatch only the most recent '%' needs to take one more character (an earlier
+// '%' could not do better: the tokens since then already matched at their earliest place).
+// No recursion, and at worst O(len(text) x len(pattern)) steps.
+bool LikeMatchesDecoded(const std::u32string& s, const std::u32string& p, std::optional<char32_t> escape) {
+  std::vector<LikeToken> tokens = TokenizeLike(p, escape);
+  constexpr size_t kNone = static_cast<size_t>(-1);
+  size_t si = 0, ti = 0;
+  size_t star = kNone, star_si = 0;  // the last '%' seen and where its run currently ends
+  while (si < s.size()) {
+    if (ti < tokens.size() && tokens[ti].kind == LikeToken::Kind::kAnyRun) {
+      star = ti++;
+      star_si = si;
+    } else if (ti < tokens.size() && LikeAccepts(tokens[ti], p, s[si])) {
+      ++ti;
+      ++si;
+    } else if (star != kNone) {
+      ti = star + 1;
+      si = ++star_si;
+    } else {
       return false;
     }
-    if (si >= s.size()) return false;
-    if (c == U'_') {
-      ++si;
-      ++pi;
-      continue;
-    }
-    if (c == U'[') {
-      size_t close = p.find(U']', pi + 1);
-      if (close != std::u32string::npos) {
-        size_t k = pi + 1;
-        bool negate = k < close && p[k] == U'^';
-        if (negate) ++k;
-        bool matched = false;
-        for (; k < close; ++k) {
-          if (k + 2 < close && p[k + 1] == U'-') {
-            if (s[si] >= p[k] && s[si] <= p[k + 2]) matched = true;
-            k += 2;
-          } else if (s[si] == p[k]) {
-            matched = true;
-          }
-        }
-        if (matched == negate) return false;
-        ++si;
-        pi = close + 1;
-        continue;
-      }
-    }
-    if (s[si] != c) return false;
-    ++si;
-    ++pi;
   }
-  return si == s.size();
+  if (ti < tokens.size() && tokens[ti].kind == LikeToken::Kind::kAnyRun) ++ti;
+  return ti == tokens.size();
 }
 
 Value LiteralValue(const Expr& e, EvalContext& ctx) {
@@ -165,7 +213,7 @@ Value LiteralValue(const Expr& e, EvalContext& ctx) {
 }  // namespace
 
 bool LikeMatches(std::string_view text, std::string_view pattern, std::optional<char32_t> escape) {
-  return LikeAt(Decode(text), 0, Decode(pattern), 0, escape);
+  return LikeMatchesDecoded(Decode(text), Decode(pattern), escape);
 }
 
 Value Evaluate(const Expr& e, const Row& row, EvalContext& ctx) {

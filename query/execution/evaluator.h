@@ -48,7 +48,8 @@ Value Evaluate(const Expr& e, const Row& row, EvalContext& ctx);
 // Implemented by the select runner (query/execution/select_runner.cc).
 Status RunSubquery(const SelectQuery& q, const Row& outer, EvalContext& ctx, std::vector<Value>& out);
 
-// LIKE with % _ [set] [^set] and an optional escape character.
+// LIKE with % _ [set] [^set] and an optional escape character. Iterative, in at most
+// O(len(text) x len(pattern)) steps.
 bool LikeMatches(std::string_view text, std::string_view pattern, std::optional<char32_t> escape);
 
 }  // namespace cosmos::query

@@ -5,18 +5,20 @@
 // on those units. Functions that only compare or search text work on the UTF-8 bytes directly,
 // which gives the same answers because UTF-8 is self-synchronizing.
 //
-// Arguments of the wrong kind make the result undefined; only an invalid regular expression
-// fails the query (ctx.error).
+// Arguments of the wrong kind make the result undefined; only a regular expression that is
+// invalid or too expensive for its text fails the query (ctx.error).
 #include <algorithm>
 #include <cmath>
 #include <list>
 #include <memory>
 #include <optional>
-#include <regex>
 #include <string>
 #include <string_view>
 #include <unordered_map>
 #include <vector>
+
+#define PCRE2_CODE_UNIT_WIDTH 8
+#include <pcre2.h>
 
 #include "common/encoding.h"
 #include "query/functions/registry.h"
@@ -528,167 +530,182 @@ Value LastSubstringAfter(std::span<const Value> args, FunctionContext& ctx) {
 // ---------------------------------------------------------------------------------------------
 // RegexMatch
 //
-// The service uses PCRE. We use std::wregex (ECMAScript grammar) over code points, after
-// rewriting the pattern for the documented modifiers that ECMAScript lacks:
-//   x  whitespace and #-comments outside character classes are dropped;
-//   s  '.' outside character classes becomes [\s\S] (matches newlines too);
-//   m  ^ and $ match at line breaks (std::regex::multiline);
-//   i  case-insensitive.
-// A few PCRE-only spellings are mapped to ECMAScript: \A, \z, \Z, (?<name>...), (?P<name>...),
-// and leading inline flags such as (?i). Lookbehind is not available and fails as invalid.
+// The service uses PCRE, and so do we: PCRE2 in UTF mode over the UTF-8 text, so lookbehind,
+// backreferences, named groups, inline flags such as (?i) and \A \z \Z are its own syntax. The
+// modifiers are compile options: i caseless, m multiline (^ $ at line breaks), s dot-all, x
+// extended (whitespace and #-comments outside classes are ignored). No PCRE2_UCP, as in PCRE's
+// default: \d \w \s \b stay ASCII (the service documents nothing else); caseless matching folds
+// all of Unicode all the same (UTF mode does that).
+//
+// No pattern may crash or stall a worker, so matching runs in PCRE2's interpreter (no JIT),
+// which keeps its backtracking state on the heap, never on the C stack, within limits:
+//   - parentheses nest at most kRegexNestLimit deep (the compiler recurses on them);
+//   - the match limit caps the backtracking from one start position, the depth and heap limits
+//     the memory of its backtracking frames;
+//   - PCRE2 gives every start position a fresh match limit, and a character scan or a
+//     backreference counts as one step, so a search can still be quadratic (a*[bc] against
+//     200,000 a's ran 20 s). A callout before each pattern item (PCRE2_AUTO_CALLOUT) charges the
+//     whole search one step per item, and one per kRegexCharsPerStep characters the matcher moved
+//     over since the previous item (scanning is cheaper than an item), up to kRegexWorkBase plus
+//     kRegexWorkPerByte per byte of text: a second at most, far more than any linear search
+//     needs. The callouts cost ~15% and make the compiled pattern four times larger: its
+//     64 KiB cap (link size 2) admits ~8,000 items.
+// A search that reaches a limit fails the query with 400, as an invalid pattern does.
 
-struct RegexOptions {
-  bool ignore_case = false;
-  bool multiline = false;
-  bool dot_all = false;
-  bool extended = false;
+constexpr uint32_t kRegexNestLimit = 250;
+constexpr uint32_t kRegexMatchLimit = 1'000'000;    // tens of milliseconds from one start position
+constexpr uint32_t kRegexDepthLimit = 500'000;      // frames: (a|b)* takes two per character
+constexpr uint32_t kRegexHeapLimitKib = 64 * 1024;  // ~450,000 frames of a pattern with few groups
+constexpr uint64_t kRegexWorkBase = 5'000'000;      // steps: 20-60 ns each
+constexpr uint64_t kRegexWorkPerByte = 4;           // a linear search takes 1-3 per byte
+constexpr uint64_t kRegexCharsPerStep = 16;
+
+struct Pcre2Free {
+  void operator()(pcre2_code* code) const { pcre2_code_free(code); }
+  void operator()(pcre2_compile_context* context) const { pcre2_compile_context_free(context); }
+  void operator()(pcre2_match_context* context) const { pcre2_match_context_free(context); }
+  void operator()(pcre2_match_data* data) const { pcre2_match_data_free(data); }
 };
+template <typename T>
+using Pcre2Ptr = std::unique_ptr<T, Pcre2Free>;
 
-// Reads leading inline flag groups like "(?i)" or "(?sm)" into `options`; returns where the
-// rest of the pattern starts.
-size_t ReadInlineFlags(std::u32string_view pattern, RegexOptions& options) {
-  size_t pos = 0;
-  while (pattern.substr(pos).starts_with(U"(?")) {
-    size_t close = pattern.find(U')', pos);
-    if (close == std::u32string_view::npos) break;
-    std::u32string_view flags = pattern.substr(pos + 2, close - pos - 2);
-    if (flags.empty() || flags.find_first_not_of(U"imsx") != std::u32string_view::npos) break;
-    for (char32_t f : flags) {
-      if (f == 'i') options.ignore_case = true;
-      if (f == 'm') options.multiline = true;
-      if (f == 's') options.dot_all = true;
-      if (f == 'x') options.extended = true;
-    }
-    pos = close + 1;
-  }
-  return pos;
+std::string Pcre2Message(int error) {
+  PCRE2_UCHAR buffer[256];
+  int length = pcre2_get_error_message(error, buffer, sizeof(buffer));
+  if (length < 0) return "PCRE2 error " + std::to_string(error);
+  return std::string(reinterpret_cast<const char*>(buffer), static_cast<size_t>(length));
 }
 
-// Rewrites a PCRE pattern into the ECMAScript dialect; sets `has_backreference` when the
-// pattern refers back to a group (which rules out the linear-time matcher).
-std::wstring RewritePattern(std::u32string_view pattern, const RegexOptions& options, bool& has_backreference) {
-  std::wstring out;
-  bool in_class = false;
-  for (size_t i = 0; i < pattern.size(); ++i) {
-    char32_t c = pattern[i];
-    if (c == '\\' && i + 1 < pattern.size()) {
-      char32_t next = pattern[++i];
-      if (!in_class && next == 'A') {
-        out += L'^';
-      } else if (!in_class && (next == 'z' || next == 'Z')) {
-        out += L'$';
-      } else if (options.extended && (next == ' ' || next == '#')) {
-        out += static_cast<wchar_t>(next);  // an escaped space or '#' is literal under x
-      } else {
-        if ((next >= '1' && next <= '9') || next == 'k') has_backreference = true;
-        out += L'\\';
-        out += static_cast<wchar_t>(next);
-      }
-      continue;
-    }
-    if (in_class) {
-      if (c == ']') in_class = false;
-      out += static_cast<wchar_t>(c);
-      continue;
-    }
-    if (c == '[') {
-      in_class = true;
-      out += L'[';
-      if (i + 1 < pattern.size() && pattern[i + 1] == '^') out += static_cast<wchar_t>(pattern[++i]);
-      if (i + 1 < pattern.size() && pattern[i + 1] == ']') out += static_cast<wchar_t>(pattern[++i]);  // literal ]
-      continue;
-    }
-    if (options.extended && IsWhitespace(c)) continue;
-    if (options.extended && c == '#') {
-      while (i + 1 < pattern.size() && pattern[i + 1] != '\n') ++i;
-      continue;
-    }
-    if (options.dot_all && c == '.') {
-      out += L"[\\s\\S]";
-      continue;
-    }
-    // Named groups become plain capturing groups.
-    std::u32string_view rest = pattern.substr(i);
-    bool named_group = rest.starts_with(U"(?P<") ||
-                       (rest.starts_with(U"(?<") && rest.size() > 3 && rest[3] != '=' && rest[3] != '!');
-    if (named_group) {
-      size_t close = pattern.find(U'>', i);
-      if (close != std::u32string_view::npos) {
-        out += L'(';
-        i = close;
-        continue;
-      }
-    }
-    out += static_cast<wchar_t>(c);
-  }
-  return out;
-}
-
-// Compiling a std::regex is expensive and queries apply the same pattern to every row, so each
-// thread keeps the most recently used patterns.
+// Compiling is expensive and queries apply the same pattern to every row, so each thread keeps
+// the most recently used patterns.
 class RegexCache {
  public:
-  std::shared_ptr<const std::wregex> Find(const std::string& key) {
+  std::shared_ptr<const pcre2_code> Find(const std::string& key) {
     auto it = entries_.find(key);
     if (it == entries_.end()) return nullptr;
     order_.splice(order_.begin(), order_, it->second.second);
     return it->second.first;
   }
-  void Put(const std::string& key, std::shared_ptr<const std::wregex> regex) {
+  void Put(const std::string& key, std::shared_ptr<const pcre2_code> code) {
     if (entries_.size() >= kCapacity) {
       entries_.erase(order_.back());
       order_.pop_back();
     }
     order_.push_front(key);
-    entries_[key] = {std::move(regex), order_.begin()};
+    entries_[key] = {std::move(code), order_.begin()};
   }
 
  private:
   static constexpr size_t kCapacity = 64;
   std::list<std::string> order_;
-  std::unordered_map<std::string, std::pair<std::shared_ptr<const std::wregex>, std::list<std::string>::iterator>>
+  std::unordered_map<std::string, std::pair<std::shared_ptr<const pcre2_code>, std::list<std::string>::iterator>>
       entries_;
 };
 
 // Returns the compiled pattern, or sets ctx.error and returns null when it is invalid.
-std::shared_ptr<const std::wregex> CompileRegex(const std::string& pattern, const std::string& modifiers,
-                                                FunctionContext& ctx) {
+std::shared_ptr<const pcre2_code> CompileRegex(const std::string& pattern, const std::string& modifiers,
+                                               FunctionContext& ctx) {
   thread_local RegexCache cache;
   std::string key = modifiers + '\0' + pattern;
   if (auto hit = cache.Find(key)) return hit;
 
-  RegexOptions options;
+  // \C could stop inside a UTF-8 sequence; the callouts feed the work budget.
+  uint32_t options = PCRE2_UTF | PCRE2_NEVER_BACKSLASH_C | PCRE2_AUTO_CALLOUT;
   for (char m : modifiers) {
     switch (m) {
-      case 'i': options.ignore_case = true; break;
-      case 'm': options.multiline = true; break;
-      case 's': options.dot_all = true; break;
-      case 'x': options.extended = true; break;
+      case 'i': options |= PCRE2_CASELESS; break;
+      case 'm': options |= PCRE2_MULTILINE; break;
+      case 's': options |= PCRE2_DOTALL; break;
+      case 'x': options |= PCRE2_EXTENDED; break;
       default:
         ctx.error = Status::BadRequest("Invalid regular expression modifier '" + std::string(1, m) +
                                        "' in RegexMatch: the supported modifiers are m, s, i and x.");
         return nullptr;
     }
   }
-  std::u32string source = ToCodePoints(pattern);
-  size_t body = ReadInlineFlags(source, options);
-  bool has_backreference = false;
-  std::wstring rewritten = RewritePattern(std::u32string_view(source).substr(body), options, has_backreference);
-
-  auto flags = std::regex_constants::ECMAScript;
-  if (options.ignore_case) flags |= std::regex_constants::icase;
-  if (options.multiline) flags |= std::regex_constants::multiline;
-  // libstdc++'s default matcher backtracks recursively and can exhaust the stack on long
-  // documents; its breadth-first matcher runs in bounded stack but cannot do back-references.
-  if (!has_backreference) flags |= std::regex_constants::__polynomial;
-  try {
-    auto compiled = std::make_shared<const std::wregex>(rewritten, flags);
-    cache.Put(key, compiled);
-    return compiled;
-  } catch (const std::regex_error& e) {
-    ctx.error = Status::BadRequest("Invalid regular expression '" + pattern + "' in RegexMatch: " + e.what());
+  Pcre2Ptr<pcre2_compile_context> context(pcre2_compile_context_create(nullptr));
+  if (!context) {
+    ctx.error = Status::Internal("RegexMatch: out of memory.");
     return nullptr;
   }
+  pcre2_set_parens_nest_limit(context.get(), kRegexNestLimit);
+  pcre2_set_newline(context.get(), PCRE2_NEWLINE_LF);  // whatever the library was built with
+  int error = 0;
+  PCRE2_SIZE offset = 0;
+  Pcre2Ptr<pcre2_code> code(pcre2_compile(reinterpret_cast<PCRE2_SPTR>(pattern.data()), pattern.size(), options,
+                                          &error, &offset, context.get()));
+  if (!code) {
+    ctx.error = Status::BadRequest("Invalid regular expression '" + pattern + "' in RegexMatch: " +
+                                   Pcre2Message(error) + " at offset " + std::to_string(offset) + ".");
+    return nullptr;
+  }
+  std::shared_ptr<const pcre2_code> compiled(std::move(code));
+  cache.Put(key, compiled);
+  return compiled;
+}
+
+struct RegexWork {
+  uint64_t items = 0;
+  uint64_t chars = 0;
+  uint64_t limit = 0;
+  PCRE2_SIZE position = 0;
+};
+
+// Called before every pattern item (PCRE2_AUTO_CALLOUT): charges the item and the characters
+// the matcher moved over since the previous one, and abandons the search past the budget.
+int ChargeRegexWork(pcre2_callout_block* block, void* data) {
+  auto& work = *static_cast<RegexWork*>(data);
+  PCRE2_SIZE position = block->current_position;
+  ++work.items;
+  work.chars += position > work.position ? position - work.position : work.position - position;
+  work.position = position;
+  return work.items + work.chars / kRegexCharsPerStep > work.limit ? PCRE2_ERROR_CALLOUT : 0;
+}
+
+pcre2_match_context* RegexMatchContext() {
+  thread_local Pcre2Ptr<pcre2_match_context> context = [] {
+    Pcre2Ptr<pcre2_match_context> c(pcre2_match_context_create(nullptr));
+    if (c) {
+      pcre2_set_match_limit(c.get(), kRegexMatchLimit);
+      pcre2_set_depth_limit(c.get(), kRegexDepthLimit);
+      pcre2_set_heap_limit(c.get(), kRegexHeapLimitKib);
+    }
+    return c;
+  }();
+  return context.get();
+}
+
+// Searches `text`; sets ctx.error and returns nullopt when the search gave up.
+std::optional<bool> SearchRegex(const pcre2_code* code, const std::string& text, FunctionContext& ctx) {
+  pcre2_match_context* context = RegexMatchContext();
+  // Per call, so that the frames of a deep search are freed with it.
+  Pcre2Ptr<pcre2_match_data> match(pcre2_match_data_create(1, nullptr));
+  if (!context || !match) {
+    ctx.error = Status::Internal("RegexMatch: out of memory.");
+    return std::nullopt;
+  }
+  RegexWork work{.limit = kRegexWorkBase + kRegexWorkPerByte * text.size()};
+  pcre2_set_callout(context, ChargeRegexWork, &work);
+  int rc = pcre2_match(code, reinterpret_cast<PCRE2_SPTR>(text.data()), text.size(), 0, 0, match.get(), context);
+  if (rc <= PCRE2_ERROR_UTF8_ERR1 && rc >= PCRE2_ERROR_UTF8_ERR21) {
+    // Strings from JSON are valid UTF-8; anything else reads its malformed bytes as U+FFFD.
+    std::string valid = FromCodePoints(ToCodePoints(text));
+    work = RegexWork{.limit = kRegexWorkBase + kRegexWorkPerByte * valid.size()};
+    rc = pcre2_match(code, reinterpret_cast<PCRE2_SPTR>(valid.data()), valid.size(), 0, 0, match.get(), context);
+  }
+  if (rc >= 0) return true;  // 0 too: a match with more groups than the match data holds
+  if (rc == PCRE2_ERROR_NOMATCH) return false;
+  std::string reason;
+  switch (rc) {
+    case PCRE2_ERROR_MATCHLIMIT: reason = "needs too much backtracking (match limit reached)"; break;
+    case PCRE2_ERROR_DEPTHLIMIT: reason = "nests its backtracking too deeply (depth limit reached)"; break;
+    case PCRE2_ERROR_HEAPLIMIT: reason = "needs too much memory for backtracking (heap limit reached)"; break;
+    case PCRE2_ERROR_CALLOUT: reason = "takes too many steps to search it (work limit reached)"; break;
+    default: reason = "could not be evaluated on it: " + Pcre2Message(rc); break;
+  }
+  ctx.error = Status::BadRequest("RegexMatch gave up on a text of " + std::to_string(text.size()) +
+                                 " bytes: the pattern " + reason + ".");
+  return std::nullopt;
 }
 
 Value RegexMatch(std::span<const Value> args, FunctionContext& ctx) {
@@ -696,17 +713,10 @@ Value RegexMatch(std::span<const Value> args, FunctionContext& ctx) {
   ctx.work += 4 * (TotalBytes(args) / 64) + 4;
   if (!AllStrings(args)) return Value();
   std::string modifiers = args.size() > 2 ? args[2].string() : std::string();
-  std::shared_ptr<const std::wregex> compiled = CompileRegex(args[1].string(), modifiers, ctx);
+  std::shared_ptr<const pcre2_code> compiled = CompileRegex(args[1].string(), modifiers, ctx);
   if (!compiled) return Value();
-  std::u32string text = ToCodePoints(args[0].string());
-  std::wstring wide(text.begin(), text.end());
-  try {
-    return Value::Boolean(std::regex_search(wide, *compiled));
-  } catch (const std::regex_error& e) {
-    // std::regex gives up on pathological inputs (error_complexity / error_stack).
-    ctx.error = Status::BadRequest(std::string("RegexMatch could not evaluate the expression: ") + e.what());
-    return Value();
-  }
+  std::optional<bool> found = SearchRegex(compiled.get(), args[0].string(), ctx);
+  return found ? Value::Boolean(*found) : Value();
 }
 
 void Register(FunctionRegistry& registry, const char* name, int min_args, int max_args, ScalarFunction fn) {
