@@ -40,7 +40,9 @@ HttpResponse ErrorResponse(const Status& status, const std::string& activity_id)
   }
   Json body = {{"code", error.code}, {"message", status.message() + "\r\nActivityId: " + activity_id}};
   if (!status.additional_error_info().empty()) body["additionalErrorInfo"] = status.additional_error_info();
-  response.body = body.dump();
+  // Messages quote what the request sent, which need not be UTF-8 (a path, a header): such bytes
+  // become U+FFFD rather than an exception.
+  response.body = body.dump(-1, ' ', /*ensure_ascii=*/false, Json::error_handler_t::replace);
   return response;
 }
 

@@ -177,6 +177,8 @@ HttpRequest ToHttpRequest(http::request<http::string_body>&& message, bool secur
     request.headers.Set(std::string(field.name_string()), std::string(field.value()));
   }
   request.body = std::move(message.body());
+  // JSON text may open with a UTF-8 byte-order mark, which is no part of the document to store.
+  if (request.body.rfind("\xEF\xBB\xBF", 0) == 0) request.body.erase(0, 3);
   request.secure = secure;
   return request;
 }

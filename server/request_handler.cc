@@ -86,6 +86,7 @@ RequestContext RequestHandler::Inspect(const HttpRequest& request, bool parse_it
     return context;
   }
   context.refused = auth_.Verify(request, path->auth_resource_type, path->auth_resource_link, options_.now_seconds());
+  if (context.refused.ok()) context.refused = CheckCommonHeaders(request);
   if (parse_item && context.refused.ok()) {
     const Route* route = FindRoute(*path, VerbOf(request));
     if (route && route->parses_item) context.item = engine::Account::ParseItem(request.body);

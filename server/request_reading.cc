@@ -1,5 +1,7 @@
 #include "server/request_reading.h"
 
+#include <algorithm>
+
 #include <charconv>
 
 #include "common/json.h"
@@ -38,6 +40,74 @@ Status RequireJsonBody(const HttpRequest& request) {
 bool IsQuery(const HttpRequest& request) {
   return request.headers.IsTrue(headers::kIsQuery) || request.headers.IsTrue(headers::kIsQueryPlanRequest) ||
          MediaType(request) == "application/query+json";
+}
+
+namespace {
+
+bool AllDigits(std::string_view text) {
+  return !text.empty() && std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
+// "2020-07-15" or "2020-07-15-preview", from the REST API's first version (2014) to a year ahead.
+bool IsApiVersion(std::string_view version) {
+  if (version.size() > 10 && version.substr(10) == "-preview") version = version.substr(0, 10);
+  if (version.size() != 10 || version[4] != '-' || version[7] != '-') return false;
+  if (!AllDigits(version.substr(0, 4)) || !AllDigits(version.substr(5, 2)) || !AllDigits(version.substr(8, 2))) {
+    return false;
+  }
+  int year = std::stoi(std::string(version.substr(0, 4)));
+  int month = std::stoi(std::string(version.substr(5, 2)));
+  int day = std::stoi(std::string(version.substr(8, 2)));
+  return year >= 2014 && year <= 2030 && month >= 1 && month <= 12 && day >= 1 && day <= 31;
+}
+
+bool IsSignedNumber(std::string_view text) {
+  if (!text.empty() && text[0] == '-') text.remove_prefix(1);
+  return AllDigits(text);
+}
+
+// One range's token: "<range>:<lsn>" (version 1) or "<range>:<version>#<global lsn>[#<region>=<lsn>...]".
+bool IsRangeSessionToken(std::string_view token) {
+  size_t colon = token.find(':');
+  if (colon == std::string_view::npos || !AllDigits(token.substr(0, colon))) return false;
+  std::string_view rest = token.substr(colon + 1);
+  size_t hash = rest.find('#');
+  if (hash == std::string_view::npos) return IsSignedNumber(rest);
+  if (!IsSignedNumber(rest.substr(0, hash))) return false;
+  rest.remove_prefix(hash + 1);
+  size_t next = rest.find('#');
+  if (!AllDigits(rest.substr(0, next))) return false;
+  while (next != std::string_view::npos) {
+    rest.remove_prefix(next + 1);
+    next = rest.find('#');
+    std::string_view region = rest.substr(0, next);
+    size_t equals = region.find('=');
+    if (equals == std::string_view::npos || !AllDigits(region.substr(0, equals)) ||
+        !AllDigits(region.substr(equals + 1))) {
+      return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
+Status CheckCommonHeaders(const HttpRequest& request) {
+  if (auto version = request.headers.Get(headers::kVersion); version && !IsApiVersion(*version)) {
+    return Status::BadRequest("Invalid API version. Ensure a valid x-ms-version header value is passed.");
+  }
+  if (auto session = request.headers.Get(headers::kSessionToken); session && !session->empty()) {
+    std::string_view tokens = *session;
+    for (;;) {
+      size_t comma = tokens.find(',');
+      if (!IsRangeSessionToken(tokens.substr(0, comma))) {
+        return Status::BadRequest("The session token provided '" + *session + "' is invalid.");
+      }
+      if (comma == std::string_view::npos) break;
+      tokens.remove_prefix(comma + 1);
+    }
+  }
+  return Status();
 }
 
 Status RejectUnsupportedPost(const HttpRequest& request) {
@@ -105,6 +175,10 @@ Result<engine::ContainerThroughput> ContainerThroughputOf(const HttpRequest& req
     }
   }
   if (auto autoscale = request.headers.Get(headers::kOfferAutopilotSettings); autoscale && !autoscale->empty()) {
+    if (throughput.manual > 0) {
+      return Status::BadRequest("A resource has manual or autoscale throughput, not both: send x-ms-offer-throughput "
+                                "or x-ms-cosmos-offer-autopilot-settings.");
+    }
     Json settings = Json::parse(*autoscale, nullptr, /*allow_exceptions=*/false);
     // Any integer: the engine answers one out of range with the service's message.
     if (settings.is_discarded() || !settings.is_object() || !settings.contains("maxThroughput") ||

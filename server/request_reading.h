@@ -19,6 +19,10 @@ engine::ContainerAddress ContainerOf(const ResourcePath& path);
 
 // 415 unless the body is JSON (or its type is not said).
 Status RequireJsonBody(const HttpRequest& request);
+
+// Headers every signed request may carry, checked before it is routed: x-ms-version must name an
+// API version (a date, optionally "-preview"), x-ms-session-token must be a session token.
+Status CheckCommonHeaders(const HttpRequest& request);
 // A POST that carries a query rather than a resource to create.
 bool IsQuery(const HttpRequest& request);
 // The checks of a POST that creates: 400 for a batch (not supported yet), then RequireJsonBody.

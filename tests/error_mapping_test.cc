@@ -72,3 +72,10 @@ TEST_CASE("a throttled request tells the client when to retry", "[errors]") {
   CHECK(*retry_after == "250");
   CHECK_FALSE(ErrorResponse(Status::BadRequest("m"), "a").FindHeader("x-ms-retry-after-ms"));
 }
+
+TEST_CASE("a message quoting bytes that are not UTF-8 still makes a JSON error body", "[errors]") {
+  auto response = ErrorResponse(Status::NotFound("The resource '\xFF\xFE' does not exist."), "activity-\xC3\x28");
+  CHECK(response.status == 404);
+  cosmos::Json body = cosmos::Json::parse(response.body);
+  CHECK(body["message"].get<std::string>().find("\xEF\xBF\xBD") != std::string::npos);  // U+FFFD
+}

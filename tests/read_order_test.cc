@@ -62,6 +62,7 @@ TEST_CASE("a read position is [seq, min, max] and orders by seq", "[read_order]"
   CHECK(ReadPosition{7, "80", "FF"}.ToJson() < ReadPosition{8, "", "40"}.ToJson());
   CHECK_FALSE(ReadPosition::FromJson(Json::parse(R"(["pk", "id"])")));
   CHECK_FALSE(ReadPosition::FromJson(Json::parse(R"([1, "", 3])")));
+  CHECK_FALSE(ReadPosition::FromJson(Json::parse(R"([1, "FF", ""])")));  // bounds the wrong way round
 }
 
 TEST_CASE("a resumed read skips what it read and keeps a split partition's children together", "[read_order]") {

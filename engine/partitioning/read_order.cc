@@ -53,7 +53,7 @@ Json ReadPosition::ToJson() const { return Json::array({seq, min_key, max_key});
 
 std::optional<ReadPosition> ReadPosition::FromJson(const Json& json) {
   if (!json.is_array() || json.size() != 3 || !json[0].is_number_integer() || !json[1].is_string() ||
-      !json[2].is_string()) {
+      !json[2].is_string() || json[1].get_ref<const std::string&>() >= json[2].get_ref<const std::string&>()) {
     return std::nullopt;
   }
   return ReadPosition{json[0].get<int64_t>(), json[1].get<std::string>(), json[2].get<std::string>()};

@@ -1,5 +1,7 @@
 #include "query/parser/ast_builder.h"
 
+#include <algorithm>
+
 #include <cassert>
 #include <cstdint>
 #include <limits>
@@ -238,6 +240,7 @@ ExprPtr AstBuilder::Predicate(ExprPtr operand, P::PredicateContext* ctx, SourceS
     expr = NewExpr(ExprKind::kIn, span);
     expr->negated = in->negated != nullptr;
     expr->children.push_back(std::move(operand));
+    largest_in_list_ = std::max(largest_in_list_, in->items.size());
     for (P::ScalarExpressionContext* candidate : in->items) expr->children.push_back(Build(candidate));
   } else {
     auto* like = static_cast<P::LikePredicateContext*>(ctx);

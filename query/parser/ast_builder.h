@@ -21,6 +21,9 @@ class AstBuilder : private cosmos_sql_grammar::CosmosSqlBaseVisitor {
   // REQUIRES: `query` parsed without syntax errors.
   std::shared_ptr<SelectQuery> BuildQuery(P::SelectQueryContext* query);
 
+  // The most candidates an IN list of the built query has (the service limits them).
+  size_t largest_in_list() const { return largest_in_list_; }
+
  private:
   // Expressions go through the visitor's double dispatch: each visit method leaves its result in
   // built_ and Build() hands it back (antlrcpp::Any cannot carry a unique_ptr).
@@ -66,6 +69,7 @@ class AstBuilder : private cosmos_sql_grammar::CosmosSqlBaseVisitor {
   SourceSpan Span(antlr4::Token* first, antlr4::Token* last) const;
 
   const SourceText& source_;
+  size_t largest_in_list_ = 0;
   ExprPtr built_;
 };
 

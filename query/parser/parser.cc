@@ -126,9 +126,46 @@ const antlr4::Token* FindTooDeepNesting(const std::vector<antlr4::Token*>& token
   return nullptr;
 }
 
+// The limits the account advertises in its queryEngineConfiguration (server/routes.cc).
+constexpr size_t kMaxQueryTextLength = 262144;
+constexpr int kMaxJoins = 10;
+constexpr int kMaxLogicalAnd = 500;
+constexpr int kMaxLogicalOr = 500;
+constexpr size_t kMaxInItems = 16000;
+
+// A query over one of those limits, or nullopt.
+std::optional<std::string> OverLimit(const std::vector<antlr4::Token*>& tokens) {
+  int joins = 0, ands = 0, ors = 0;
+  for (const antlr4::Token* token : tokens) {
+    switch (token->getType()) {
+      case CosmosSqlLexer::K_JOIN: ++joins; break;
+      case CosmosSqlLexer::K_AND: ++ands; break;
+      case CosmosSqlLexer::K_OR: ++ors; break;
+      default: break;
+    }
+  }
+  if (joins > kMaxJoins) {
+    return "The query has " + std::to_string(joins) + " JOINs; at most " + std::to_string(kMaxJoins) + " are allowed.";
+  }
+  if (ands > kMaxLogicalAnd) {
+    return "The query has " + std::to_string(ands) + " AND operators; at most " + std::to_string(kMaxLogicalAnd) +
+           " are allowed.";
+  }
+  if (ors > kMaxLogicalOr) {
+    return "The query has " + std::to_string(ors) + " OR operators; at most " + std::to_string(kMaxLogicalOr) +
+           " are allowed.";
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 Result<std::shared_ptr<const SelectQuery>> ParseQuery(std::string_view text) {
+  if (text.size() > kMaxQueryTextLength) {
+    return QueryErrorWithoutLocation("SC1001", "The query text is " + std::to_string(text.size()) +
+                                                   " characters long; at most " +
+                                                   std::to_string(kMaxQueryTextLength) + " are allowed.");
+  }
   int bad_offset = 0;
   std::optional<SourceText> source = SourceText::Decode(text, &bad_offset);
   if (!source.has_value()) {
@@ -169,8 +206,16 @@ Result<std::shared_ptr<const SelectQuery>> ParseQuery(std::string_view text) {
     if (errors.offending() != nullptr) return SyntaxError(*source, errors.offending());
   }
 
+  if (std::optional<std::string> over = OverLimit(tokens.getTokens())) {
+    return QueryErrorWithoutLocation("SC1001", *over);
+  }
   AstBuilder builder(*source);
-  return std::shared_ptr<const SelectQuery>(builder.BuildQuery(program->selectQuery()));
+  auto query = std::shared_ptr<const SelectQuery>(builder.BuildQuery(program->selectQuery()));
+  if (builder.largest_in_list() > kMaxInItems) {
+    return QueryErrorWithoutLocation("SC1001", "An IN list has " + std::to_string(builder.largest_in_list()) +
+                                                   " items; at most " + std::to_string(kMaxInItems) + " are allowed.");
+  }
+  return query;
 }
 
 }  // namespace cosmos::query

@@ -49,7 +49,8 @@ def escaped_ids(target):
     return [
         ("'..' as the item id", f"{docs}/.."),
         ("an encoded '../..' item id", f"{docs}/%2E%2E%2F%2E%2E"),
-        ("an encoded slash in the database id", f"/dbs/{target.db}%2Fcolls%2F{target.items}/colls/{target.items}/docs/d0"),
+        ("an encoded slash in the database id",
+         f"/dbs/{target.db}%2Fcolls%2F{target.items}/colls/{target.items}/docs/d0"),
         ("a NUL byte after the item id", f"{docs}/d0%00"),
         ("a NUL byte in the database id", f"/dbs/{target.db}%00/colls/{target.items}/docs/d0"),
         ("an overlong UTF-8 slash (%C0%AF)", f"{docs}/d0%C0%AFx"),
@@ -132,6 +133,13 @@ def cases(target, key):
                       path=(target.docs() + "/é").encode("utf-8"), headers=pk_header("p")))
     found.append(Case("path: a raw 0xFF byte in the target", group=GROUP,
                       path=target.docs().encode() + b"/\xff", headers=pk_header("p")))
+    # Error messages quote the path: raw bytes that are not UTF-8 must not break the JSON answer.
+    found.append(Case("path: raw bytes that are not UTF-8 in an unknown type", group=GROUP,
+                      path=f"/dbs/{target.db}/".encode() + b"\xff\xfe"))
+    found.append(Case("path: raw bytes that are not UTF-8 before a malformed escape", group=GROUP,
+                      path=f"/dbs/{target.db}/".encode() + b"\xff%zz", expect=400))
+    found.append(Case("admin: raw bytes that are not UTF-8 in a split path", group=GROUP, method="POST", sign=False,
+                      path=b"/_cosmolite/dbs/\xff%zz/colls/x/pkranges/0/split"))
     for method, path, body in wrong_methods(target):
         writes = ((target.items, "paths-wrong-method"),) if b"paths-wrong-method" in body else ()
         found.append(Case(f"method: {method} {path.replace(target.db, '{db}')}", group=GROUP, method=method,

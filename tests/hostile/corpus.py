@@ -191,21 +191,26 @@ def query_headers(pk="p", cross=False):
     return headers
 
 
-def query_case(target, name, text=None, body=None, pk="p", cross=False, headers=None, coll=None, **fields):
-    """A query on a container's documents: `text` becomes {"query": text}, or `body` is sent as is."""
+def query_case(target, name, text=None, body=None, pk="p", cross=False, headers=None, coll=None, path=None,
+               **fields):
+    """A query on a container's documents (or on `path`): `text` becomes {"query": text}, or
+    `body` is sent as is."""
     if body is None:
         body = to_json({"query": text, "parameters": []})
     merged = query_headers(pk, cross)
     merged.update(headers or {})
-    return Case(name, method="POST", path=target.docs(coll), headers=merged, body=body, **fields)
+    return Case(name, method="POST", path=path or target.docs(coll), headers=merged, body=body, **fields)
 
 
 def create_case(target, name, body, pk=("p",), coll=None, headers=None, **fields):
-    """An item create (POST .../docs) with a partition key header (None: none)."""
+    """An item create (POST .../docs) with a partition key header (None: none); `method` and
+    `path` may make it a replace."""
     merged = pk_header(*pk) if pk is not None else {}
     merged["content-type"] = "application/json"
     merged.update(headers or {})
-    return Case(name, method="POST", path=target.docs(coll), headers=merged, body=body, **fields)
+    fields.setdefault("method", "POST")
+    fields.setdefault("path", target.docs(coll))
+    return Case(name, headers=merged, body=body, **fields)
 
 
 def read_case(target, name, item_id="d0", pk=("p",), coll=None, headers=None, **fields):

@@ -39,6 +39,8 @@ def signing_target(path):
     segments = [urllib.parse.unquote_to_bytes(s) for s in path.split(b"/") if s]
     if not segments:
         return b"", b""
+    if len(segments) == 6 and segments[4] == b"operations":  # signed as the container it operates on
+        segments = segments[:4]
     if len(segments) % 2 == 1:
         return segments[-1], b"/".join(segments[:-1])
     return segments[-2], b"/".join(segments)
@@ -108,24 +110,43 @@ class Endpoint:
         return sock
 
 
-def _readable(sock):
-    if isinstance(sock, ssl.SSLSocket) and sock.pending():
-        return True
+def _early_answer(sock):
+    """What the server has sent so far without being asked to wait: b"" when nothing, None when
+    it closed the connection. Over TLS a readable socket may hold only handshake records (session
+    tickets), which are no answer."""
     ready, _, _ = select.select([sock], [], [], 0)
-    return bool(ready)
+    if not ready and not (isinstance(sock, ssl.SSLSocket) and sock.pending()):
+        return b""
+    timeout = sock.gettimeout()
+    sock.setblocking(False)
+    try:
+        return sock.recv(65536) or None
+    except (ssl.SSLWantReadError, ssl.SSLWantWriteError, BlockingIOError):
+        return b""
+    except (ConnectionResetError, ssl.SSLError, OSError):
+        return None
+    finally:
+        sock.settimeout(timeout)
 
 
 def send_request(sock, data):
     """Sends `data`, stopping early (without error) once the server has started answering or
-    has closed the connection."""
+    has closed the connection. Returns the bytes of the answer already received."""
     view = memoryview(data)
     for start in range(0, len(view), SEND_PIECE):
-        if start and _readable(sock):
-            return
+        if start:
+            early = _early_answer(sock)
+            if early is None:
+                return b""
+            if early:
+                return early
         try:
             sock.sendall(view[start:start + SEND_PIECE])
+        except socket.timeout as error:
+            raise TimedOut() from error
         except (BrokenPipeError, ConnectionResetError, ssl.SSLError):
-            return
+            return b""
+    return b""
 
 
 def _recv(sock, deadline):
@@ -141,10 +162,9 @@ def _recv(sock, deadline):
         return b""
 
 
-def read_response(sock, deadline, is_head=False):
+def read_response(sock, deadline, is_head=False, buffer=b""):
     """Reads one HTTP/1.1 response (Content-Length, chunked, or up to the close); the answer
-    to a HEAD has no body whatever its Content-Length says."""
-    buffer = b""
+    to a HEAD has no body whatever its Content-Length says. `buffer` holds what was already read."""
     while b"\r\n\r\n" not in buffer:
         piece = _recv(sock, deadline)
         if not piece:
@@ -210,8 +230,8 @@ def exchange(endpoint, data, timeout, is_head=False):
     except socket.timeout as error:
         raise TimedOut() from error
     try:
-        send_request(sock, data)
-        response = read_response(sock, deadline, is_head)
+        early = send_request(sock, data)
+        response = read_response(sock, deadline, is_head, early)
         response.elapsed = time.monotonic() - started
         return response
     finally:
