@@ -65,5 +65,5 @@ fuzz: deps
 	  mkdir -p build-fuzz/corpus/$$t && cp -n tests/fuzz/corpus/$$t/* build-fuzz/corpus/$$t/ 2>/dev/null; \
 	  echo "== fuzz_$$t for $(FUZZ_SECONDS) s"; \
 	  build-fuzz/tests/fuzz/fuzz_$$t -max_total_time=$(FUZZ_SECONDS) -timeout=10 -rss_limit_mb=4096 \
-	    -artifact_prefix=build-fuzz/crash-$$t- build-fuzz/corpus/$$t 2>&1 | grep -E "^#[0-9]+ *DONE|ERROR|SUMMARY|Done" ; \
+	    -artifact_prefix=build-fuzz/crash-$$t- build-fuzz/corpus/$$t 2>&1 | grep -E "DONE|ERROR|SUMMARY|Done" ; \
 	done
