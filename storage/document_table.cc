@@ -13,15 +13,6 @@ int64_t ByteSize(std::string_view text) { return static_cast<int64_t>(text.size(
 
 }  // namespace
 
-Result<std::vector<DocumentRecord>> Transaction::ListDocumentsBySeq(int64_t container_seq, int64_t after_seq,
-                                                                    int64_t limit) {
-  COSMOS_ASSIGN_OR_RETURN(auto* stmt, connection_->Prepare(
-      std::string("SELECT ") + kDocumentColumns +
-      " FROM documents WHERE container_seq = ? AND seq > ? ORDER BY seq LIMIT ?"));
-  stmt->Bind(1, container_seq).Bind(2, after_seq).Bind(3, limit);
-  return CollectRows<DocumentRecord>(stmt, ReadDocument);
-}
-
 Result<std::optional<DocumentRecord>> Transaction::FindDocument(int64_t container_seq,
                                                                 std::string_view partition_key,
                                                                 std::string_view id) {
@@ -204,14 +195,6 @@ Result<std::vector<std::pair<int64_t, DocumentRecord>>> Transaction::ListExpired
   return CollectRows<std::pair<int64_t, DocumentRecord>>(stmt, [](const sqlite::Statement& row) {
     return std::make_pair(row.ColumnInt(7), ReadDocument(row));
   });
-}
-
-Result<std::optional<DocumentRecord>> Transaction::FindNextDocumentBySeq(int64_t container_seq, int64_t after_seq) {
-  COSMOS_ASSIGN_OR_RETURN(auto* stmt, connection_->Prepare(
-      std::string("SELECT ") + kDocumentColumns +
-      " FROM documents WHERE seq > ? AND container_seq = ? ORDER BY seq LIMIT 1"));
-  stmt->Bind(1, after_seq).Bind(2, container_seq);
-  return FirstRow<DocumentRecord>(stmt, ReadDocument);
 }
 
 Status Transaction::RekeyDocument(int64_t container_seq, int64_t document_seq, std::string_view partition_key) {

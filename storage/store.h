@@ -134,8 +134,6 @@ class Transaction {
   Result<std::vector<IndexBuild>> ListIndexBuilds();
   Status UpdateIndexBuild(const IndexBuild& build);
   Status FinishIndexBuild(int64_t container_seq);
-  // Up to `limit` documents of a container with seq above `after_seq`, in seq order.
-  Result<std::vector<DocumentRecord>> ListDocumentsBySeq(int64_t container_seq, int64_t after_seq, int64_t limit);
 
   // Advances and returns the container's LSN; every document write takes one.
   Result<int64_t> NextLsn(int64_t container_seq);
@@ -198,8 +196,6 @@ class Transaction {
   // Data files written before partition keys started with the effective partition key
   // (schema version 1) keep their old keys until the engine rewrites them: every document's
   // partition_key, and with it the logical-partition sizes and unique-key entries.
-  // The container's document with the smallest seq above `after_seq`, if any.
-  Result<std::optional<DocumentRecord>> FindNextDocumentBySeq(int64_t container_seq, int64_t after_seq);
   Status RekeyDocument(int64_t container_seq, int64_t document_seq, std::string_view partition_key);
   // Rebuilds logical_partitions and the unique-key entries' keys from the documents, then marks
   // the file as current.

@@ -35,8 +35,10 @@ Status RecomputeExpiries(storage::Transaction& txn, int64_t container_seq, const
   static const std::vector<std::string> kTimeProperties = {"ttl", "_ts"};
   int64_t after_seq = 0;
   for (;;) {
-    COSMOS_ASSIGN_OR_RETURN(auto next, txn.FindNextDocumentBySeq(container_seq, after_seq));
-    if (!next) return Status();
+    COSMOS_ASSIGN_OR_RETURN(auto batch,
+                            txn.ListDocuments(container_seq, storage::DocumentScope::All(), after_seq + 1, 1));
+    if (batch.empty()) return Status();
+    const storage::DocumentRecord* next = &batch.front();
     after_seq = next->seq;
     Json times = ParseSelectedProperties(next->body, kTimeProperties);
     int64_t ts = times.contains("_ts") && times["_ts"].is_number_integer() ? times["_ts"].get<int64_t>() : 0;

@@ -66,8 +66,10 @@ Status Maintenance::RekeyDocuments() {
       // Rekey in sequence order: a rekeyed document moves within the key order being listed.
       int64_t after_seq = 0;
       for (;;) {
-        COSMOS_ASSIGN_OR_RETURN(auto next, txn.FindNextDocumentBySeq(container.seq, after_seq));
-        if (!next) break;
+        COSMOS_ASSIGN_OR_RETURN(auto batch,
+                                txn.ListDocuments(container.seq, storage::DocumentScope::All(), after_seq + 1, 1));
+        if (batch.empty()) break;
+        const storage::DocumentRecord* next = &batch.front();
         after_seq = next->seq;
         Json document = Json::parse(next->body);
         std::string key = StoragePartitionKey(definition, PartitionKeyValue::FromDocument(definition, document));

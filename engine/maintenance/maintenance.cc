@@ -58,7 +58,8 @@ Result<bool> Maintenance::ContinueIndexBuilds(int64_t limit) {
     return builds.size() > 1;
   }
   IndexingPolicy policy = IndexingPolicy::FromNormalized(Json::parse(container->body)["indexingPolicy"]);
-  COSMOS_ASSIGN_OR_RETURN(auto documents, txn.ListDocumentsBySeq(build.container_seq, build.after_seq, limit));
+  COSMOS_ASSIGN_OR_RETURN(auto documents, txn.ListDocuments(build.container_seq, storage::DocumentScope::All(),
+                                                            build.after_seq + 1, limit));
   for (const DocumentRecord& document : documents) {
     COSMOS_RETURN_IF_ERROR(
         txn.InsertIndexEntries(build.container_seq, document.seq, IndexEntriesOf(policy, document.body)));
