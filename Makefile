@@ -52,6 +52,15 @@ bench: configure
 	@cmake --build $(BUILD_DIR) -j$(JOBS) --target cosmolite cosmolite_bench bench_raw_server bench_sqlite bench_query_parse
 	@python3 bench/run_bench.py --build-dir $(BUILD_DIR) $(BENCH_ARGS)
 
+# Sustained load (bench/README.md, "Soak"): cosmolite on a fresh data directory under 16 clients of
+# mixed operations for 10 minutes, a line every 10 s; writes bench/results/soak.md and soak.json.
+# Not part of `make test`. Options: SOAK_ARGS="--minutes 60 --check".
+.PHONY: soak
+SOAK_ARGS ?=
+soak: configure
+	@cmake --build $(BUILD_DIR) -j$(JOBS) --target cosmolite cosmolite_bench
+	@python3 bench/soak.py --build-dir $(BUILD_DIR) $(SOAK_ARGS)
+
 # Fuzzing (tests/fuzz/README.md): a clang build in build-fuzz/ with libFuzzer, ASan and UBSan; runs
 # each target for FUZZ_SECONDS on a copy of its seed corpus and prints executions and coverage.
 .PHONY: fuzz

@@ -103,15 +103,30 @@ CosmosCall BulkCall(const std::string& database, const std::string& container, s
   return call;
 }
 
-CosmosCall ReadDocumentCall(const std::string& database, const std::string& container, const std::string& id,
-                            const std::string& partition_key_value) {
+namespace {
+
+// A request on one document (read, delete).
+CosmosCall DocumentCall(http::verb verb, const std::string& database, const std::string& container,
+                        const std::string& id, const std::string& partition_key_value) {
   CosmosCall call;
-  call.verb = http::verb::get;
+  call.verb = verb;
   call.path = "/dbs/" + UrlEncode(database) + "/colls/" + UrlEncode(container) + "/docs/" + UrlEncode(id);
   call.resource_type = "docs";
   call.resource_link = "dbs/" + database + "/colls/" + container + "/docs/" + id;
   call.partition_key = "[" + JsonString(partition_key_value) + "]";
   return call;
+}
+
+}  // namespace
+
+CosmosCall ReadDocumentCall(const std::string& database, const std::string& container, const std::string& id,
+                            const std::string& partition_key_value) {
+  return DocumentCall(http::verb::get, database, container, id, partition_key_value);
+}
+
+CosmosCall DeleteDocumentCall(const std::string& database, const std::string& container, const std::string& id,
+                              const std::string& partition_key_value) {
+  return DocumentCall(http::verb::delete_, database, container, id, partition_key_value);
 }
 
 CosmosCall ReadFeedCall(const std::string& database, const std::string& container, int max_item_count,

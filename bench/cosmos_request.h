@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -25,6 +26,12 @@ struct CosmosCall {
   bool upsert = false;        // x-ms-documentdb-is-upsert: True
   std::string content_type = "application/json";  // of a body
   std::vector<std::pair<std::string, std::string>> headers;  // anything else
+  // Which of the workload's kinds of request this is (an index into Workload::OperationNames), so
+  // latency can be reported per kind; 0 in single-kind workloads.
+  uint8_t operation = 0;
+  // Optional: called on the client thread with the answer's status (0: transport error), e.g. so a
+  // workload only deletes documents whose create succeeded.
+  std::function<void(uint16_t status)> on_answer;
 };
 
 // The signed request. `date` is the x-ms-date value (see DateClock).
@@ -51,6 +58,8 @@ CosmosCall BulkCall(const std::string& database, const std::string& container, s
                     const std::string& range_id);
 CosmosCall ReadDocumentCall(const std::string& database, const std::string& container, const std::string& id,
                             const std::string& partition_key_value);
+CosmosCall DeleteDocumentCall(const std::string& database, const std::string& container, const std::string& id,
+                              const std::string& partition_key_value);
 // One read-feed page of a container's documents.
 CosmosCall ReadFeedCall(const std::string& database, const std::string& container, int max_item_count,
                         const std::string& continuation);

@@ -11,6 +11,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <memory>
+#include <mutex>
 #include <thread>
 
 namespace cosmos::bench {
@@ -51,10 +52,13 @@ class LoadRun {
     for (double edge : plan_.boundaries_s) {
       std::this_thread::sleep_until(start_ + ToDuration(edge));
       Snapshot(result, edge);
+      if (plan_.on_window) HandOutWindow(result);
     }
     for (auto& runner : runners) runner.join();
 
     int64_t last_us = 0;
+    for (const Sample& sample : carried_) last_us = std::max(last_us, sample.done_us);
+    result.samples = std::move(carried_);
     for (auto& thread : threads_) {
       for (auto& worker : thread->workers) worker->connection.Close();
       for (const Sample& sample : thread->samples) last_us = std::max(last_us, sample.done_us);
@@ -80,6 +84,7 @@ class LoadRun {
   struct ThreadState {
     net::io_context io{1};
     std::vector<std::unique_ptr<Worker>> workers;
+    std::mutex samples_mutex;  // the caller's thread takes the samples at each edge (on_window)
     std::vector<Sample> samples;
     DateClock date;
     double max_lag_ms = 0;
@@ -95,6 +100,28 @@ class LoadRun {
     result.server_at.push_back(SampleProcess(plan_.server_pid));
     result.client_at.push_back(SampleProcess(getpid()));
     result.machine_at.push_back(SampleMachine());
+  }
+
+  // Takes the answers that arrived up to the newest edge out of the threads' samples and hands
+  // them out as a window of their own; later answers wait for the next edge.
+  void HandOutWindow(const LoadResult& result) {
+    for (auto& thread : threads_) {
+      std::lock_guard lock(thread->samples_mutex);
+      carried_.insert(carried_.end(), thread->samples.begin(), thread->samples.end());
+      thread->samples.clear();
+    }
+    size_t to = result.edges_s.size() - 1;
+    auto edge_us = static_cast<int64_t>(std::llround(result.edges_s[to] * 1e6));
+    auto later = std::partition(carried_.begin(), carried_.end(),
+                                [edge_us](const Sample& sample) { return sample.done_us <= edge_us; });
+    LoadResult window;
+    window.samples.assign(carried_.begin(), later);
+    carried_.erase(carried_.begin(), later);
+    window.edges_s = {result.edges_s[to - 1], result.edges_s[to]};
+    window.server_at = {result.server_at[to - 1], result.server_at[to]};
+    window.client_at = {result.client_at[to - 1], result.client_at[to]};
+    window.machine_at = {result.machine_at[to - 1], result.machine_at[to]};
+    plan_.on_window(window);
   }
 
   // Picks the connection's next request, waits for its due time in open loop, or stops.
@@ -122,13 +149,16 @@ class LoadRun {
   }
 
   void Send(ThreadState& thread, Worker& worker, uint64_t sequence) {
-    Request request = BuildRequest(next_(sequence), signer_, thread.date.Now(), host_header_);
+    CosmosCall call = next_(sequence);
+    Request request = BuildRequest(call, signer_, thread.date.Now(), host_header_);
     sent_.fetch_add(1, std::memory_order_relaxed);
     Clock::time_point sent = Clock::now();
-    worker.connection.Send(std::move(request), [this, &thread, &worker, sent](beast::error_code ec,
-                                                                               Response&& response) {
+    worker.connection.Send(std::move(request), [this, &thread, &worker, sent, operation = call.operation,
+                                                on_answer = std::move(call.on_answer)](beast::error_code ec,
+                                                                                      Response&& response) {
       Clock::time_point done = Clock::now();
       Sample sample;
+      sample.operation = operation;
       sample.done_us = std::chrono::duration_cast<std::chrono::microseconds>(done - start_).count();
       sample.latency_us =
           static_cast<uint32_t>(std::chrono::duration_cast<std::chrono::microseconds>(done - sent).count());
@@ -142,7 +172,11 @@ class LoadRun {
           sample.charge = std::strtof(text.c_str(), nullptr);
         }
       }
-      thread.samples.push_back(sample);
+      {
+        std::lock_guard lock(thread.samples_mutex);
+        thread.samples.push_back(sample);
+      }
+      if (on_answer) on_answer(sample.status);
       if (!ec) return Issue(thread, worker);
       // A refused or broken connection fails fast: pause so a dead target is not hammered.
       worker.timer.expires_after(std::chrono::milliseconds(10));
@@ -157,6 +191,7 @@ class LoadRun {
   std::vector<std::unique_ptr<ThreadState>> threads_;
   Clock::time_point start_;
   std::optional<Clock::time_point> schedule_end_;
+  std::vector<Sample> carried_;  // on_window: answers after the last edge handed out
   std::atomic<uint64_t> sequence_{0};
   std::atomic<uint64_t> sent_{0};
 };
@@ -169,7 +204,7 @@ LoadResult RunLoad(const Target& target, net::ssl::context* tls_context, const M
   return run.Run();
 }
 
-WindowSummary Summarize(const LoadResult& result, size_t from, size_t to) {
+WindowSummary Summarize(const LoadResult& result, size_t from, size_t to, int operation) {
   WindowSummary summary;
   double from_s = result.edges_s[from];
   double to_s = result.edges_s[to];
@@ -182,6 +217,7 @@ WindowSummary Summarize(const LoadResult& result, size_t from, size_t to) {
   double charge_sum = 0;
   for (const Sample& sample : result.samples) {
     if (sample.done_us < from_us || sample.done_us > to_us || (sample.done_us == to_us && !last_window)) continue;
+    if (operation != kAllOperations && sample.operation != operation) continue;
     if (Succeeded(sample.status)) {
       ++summary.ok;
       latencies.push_back(sample.latency_us);
@@ -208,6 +244,7 @@ WindowSummary Summarize(const LoadResult& result, size_t from, size_t to) {
   if (answered > summary.missing_charge) {
     summary.charge_mean = charge_sum / static_cast<double>(answered - summary.missing_charge);
   }
+  if (operation != kAllOperations) return summary;
   const ProcessSample& server_from = result.server_at[from];
   const ProcessSample& server_to = result.server_at[to];
   if (server_from.valid && server_to.valid) {
@@ -234,27 +271,37 @@ WindowSummary Summarize(const LoadResult& result, size_t from, size_t to) {
   return summary;
 }
 
-nlohmann::json ToJson(const WindowSummary& summary) {
+namespace {
+
+double Round(double value, double unit) { return std::round(value / unit) / (1 / unit); }
+
+}  // namespace
+
+nlohmann::json AnswersToJson(const WindowSummary& summary) {
   nlohmann::json statuses = nlohmann::json::object();
   for (const auto& [status, count] : summary.error_statuses) statuses[std::to_string(status)] = count;
-  auto round = [](double value, double unit) { return std::round(value / unit) / (1 / unit); };
   return {
-      {"seconds", round(summary.seconds, 0.001)},
       {"ok", summary.ok},
       {"errors", summary.errors},
       {"error_statuses", statuses},
-      {"ops_per_s", round(summary.ops_per_s, 0.1)},
-      {"p50_ms", round(summary.p50_ms, 0.001)},
-      {"p99_ms", round(summary.p99_ms, 0.001)},
-      {"mean_ms", round(summary.mean_ms, 0.001)},
-      {"charge_mean", round(summary.charge_mean, 0.01)},
+      {"ops_per_s", Round(summary.ops_per_s, 0.1)},
+      {"p50_ms", Round(summary.p50_ms, 0.001)},
+      {"p99_ms", Round(summary.p99_ms, 0.001)},
+      {"mean_ms", Round(summary.mean_ms, 0.001)},
+      {"charge_mean", Round(summary.charge_mean, 0.01)},
       {"missing_charge", summary.missing_charge},
-      {"server_cpu_us_per_op", round(summary.server_cpu_us_per_op, 0.1)},
-      {"server_cpu_cores", round(summary.server_cpu_cores, 0.001)},
-      {"server_rss_mb", round(summary.server_rss_mb, 0.1)},
-      {"client_cpu_us_per_op", round(summary.client_cpu_us_per_op, 0.1)},
-      {"other_load_cores", round(summary.other_load_cores, 0.01)},
   };
+}
+
+nlohmann::json ToJson(const WindowSummary& summary) {
+  nlohmann::json json = AnswersToJson(summary);
+  json["seconds"] = Round(summary.seconds, 0.001);
+  json["server_cpu_us_per_op"] = Round(summary.server_cpu_us_per_op, 0.1);
+  json["server_cpu_cores"] = Round(summary.server_cpu_cores, 0.001);
+  json["server_rss_mb"] = Round(summary.server_rss_mb, 0.1);
+  json["client_cpu_us_per_op"] = Round(summary.client_cpu_us_per_op, 0.1);
+  json["other_load_cores"] = Round(summary.other_load_cores, 0.01);
+  return json;
 }
 
 }  // namespace cosmos::bench

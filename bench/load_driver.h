@@ -2,7 +2,8 @@
 // connection sends its next request as soon as the previous one is answered) or open loop at a
 // fixed rate (request k is due at start + k / rate: a free connection waits for its due time; a
 // late one sends at once and the lag is recorded). The server's and this process's CPU time and
-// RSS are sampled at every window boundary, so a load can be cut into warm-up and measured runs.
+// RSS are sampled at every window boundary, so a load can be cut into warm-up and measured runs;
+// a long load (a soak) can have each window handed out as it ends (LoadPlan::on_window).
 // Thread-safety: RunLoad blocks the caller; the RequestFactory is called concurrently from the
 // client threads and must be thread-safe.
 #pragma once
@@ -27,6 +28,8 @@ namespace cosmos::bench {
 // The request numbered `sequence` (0, 1, 2, ... across all connections).
 using RequestFactory = std::function<CosmosCall(uint64_t sequence)>;
 
+struct LoadResult;
+
 struct LoadPlan {
   int connections = 32;
   int threads = 1;
@@ -37,6 +40,11 @@ struct LoadPlan {
   uint64_t max_requests = 0;  // > 0: send at most this many
   double grace_s = 5;         // open loop: issue nothing later than this past the schedule's end
   pid_t server_pid = 0;       // 0: do not sample a server
+  // Optional: called on the caller's thread at each boundary with the answers that arrived since
+  // the previous one, as a LoadResult whose two edges are the window's (Summarize(window, 0, 1)).
+  // Those answers are then dropped, so a load of hours holds one window in memory and its figures
+  // can be printed while it runs; RunLoad's result keeps only the answers after the last boundary.
+  std::function<void(const LoadResult& window)> on_window;
 };
 
 struct Sample {
@@ -44,6 +52,7 @@ struct Sample {
   uint32_t latency_us = 0;  // request written to answer read
   uint16_t status = 0;      // HTTP status; 0: transport error
   float charge = -1;        // x-ms-request-charge; -1: header missing
+  uint8_t operation = 0;    // CosmosCall::operation of the request
 };
 
 // An answer that did all it was asked: a 2xx other than 207 (Multi-Status: some operations of a
@@ -64,6 +73,9 @@ struct LoadResult {
 
 LoadResult RunLoad(const Target& target, net::ssl::context* tls_context, const MasterKeySigner& signer,
                    const RequestFactory& next, const LoadPlan& plan);
+
+// Every kind of request (Summarize's `operation`).
+inline constexpr int kAllOperations = -1;
 
 // Figures for the answers that arrived between edges `from` and `to` of a load.
 struct WindowSummary {
@@ -86,7 +98,11 @@ struct WindowSummary {
   double other_load_cores = -1;
 };
 
-WindowSummary Summarize(const LoadResult& result, size_t from, size_t to);
+// With `operation`, only the answers to that kind of request (CosmosCall::operation) count, and the
+// process figures (CPU, RSS, other load), which belong to the whole load, stay unsampled (-1).
+WindowSummary Summarize(const LoadResult& result, size_t from, size_t to, int operation = kAllOperations);
 nlohmann::json ToJson(const WindowSummary& summary);
+// The answers' figures alone (ok, errors, rate, latency, charge): one operation's entry in a report.
+nlohmann::json AnswersToJson(const WindowSummary& summary);
 
 }  // namespace cosmos::bench

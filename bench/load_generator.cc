@@ -2,7 +2,9 @@
 // upserts, bulk creates, telemetry ingest, queries) against a running Cosmos DB endpoint over N
 // keep-alive connections, signing every request with the master key, and prints one JSON object
 // per measured run on stdout (a human line per run on stderr). `--workload startup` instead spawns
-// a server command and times spawn -> ready.
+// a server command and times spawn -> ready. `--stream` prints each run's line as soon as it ends
+// (the soak: hours of 10-second windows); a workload of several kinds of request (mixed) adds
+// figures per kind under "operations".
 #include <CLI/CLI.hpp>
 
 #include <chrono>
@@ -44,6 +46,7 @@ struct Flags {
   double request_timeout_s = 120;
   int server_pid = 0;
   bool check = false;
+  bool stream = false;
   cosmos::bench::WorkloadOptions workload_options;
   // startup
   int starts = 5;
@@ -98,6 +101,50 @@ nlohmann::json BaseReport(const Flags& flags) {
           {"client_threads", flags.threads}};
 }
 
+// The figures of one window (edges `from` to `to`) as a report line: the set-up, the whole load's
+// figures, per document for bulk, and per kind of request when the workload has several.
+nlohmann::json WindowReport(const Flags& flags, const cosmos::bench::Workload& workload, const LoadResult& result,
+                            size_t from, size_t to, size_t run, WindowSummary& summary) {
+  summary = cosmos::bench::Summarize(result, from, to);
+  nlohmann::json report = BaseReport(flags);
+  workload.AddSetupFigures(report);
+  report["run"] = run;
+  report.update(cosmos::bench::ToJson(summary));
+  AddPerDocumentFigures(report);
+  std::vector<std::string> operations = workload.OperationNames();
+  for (size_t operation = 0; operation < operations.size(); ++operation) {
+    WindowSummary answers = cosmos::bench::Summarize(result, from, to, static_cast<int>(operation));
+    report["operations"][operations[operation]] = cosmos::bench::AnswersToJson(answers);
+  }
+  return report;
+}
+
+// One human line per kind of request: "  create 812/s p50 1.20 p99 6.10 ms".
+void PrintOperations(const Flags& flags, const nlohmann::json& report) {
+  if (!report.contains("operations")) return;
+  std::string line = flags.label + "  ";
+  char figures[160];
+  for (const auto& [name, answers] : report["operations"].items()) {
+    std::snprintf(figures, sizeof(figures), " %s %.0f/s p50 %.2f p99 %.2f ms%s;", name.c_str(),
+                  answers["ops_per_s"].get<double>(), answers["p50_ms"].get<double>(),
+                  answers["p99_ms"].get<double>(), answers["errors"].get<uint64_t>() > 0 ? " (errors)" : "");
+    line += figures;
+  }
+  std::fprintf(stderr, "%s\n", line.c_str());
+}
+
+// Prints a timed run's line (JSON on stdout, human on stderr); returns whether it failed --check.
+bool PrintRun(const Flags& flags, const cosmos::bench::Workload& workload, const LoadResult& result, size_t from,
+              size_t to, size_t run) {
+  WindowSummary summary;
+  nlohmann::json report = WindowReport(flags, workload, result, from, to, run, summary);
+  std::cout << report.dump() << std::endl;
+  PrintHuman(flags, flags.workload + " run " + std::to_string(run), summary);
+  PrintPerDocument(flags, report);
+  PrintOperations(flags, report);
+  return summary.errors > 0 || summary.missing_charge > 0;
+}
+
 int RunWorkload(const Flags& flags) {
   auto signer = cosmos::bench::MasterKeySigner::Create(flags.key);
   if (!signer) {
@@ -144,23 +191,27 @@ int RunWorkload(const Flags& flags) {
     if (warmup_s > 0) plan.boundaries_s.push_back(warmup_s);
     for (int run = 1; run <= runs; ++run) plan.boundaries_s.push_back(warmup_s + run * flags.seconds);
   }
+  bool failed = false;
+  size_t first_window = warmup_s > 0 ? 1 : 0;
+  bool timed_runs = !open_loop && flags.requests == 0;
+  if (timed_runs && flags.stream) {
+    // Each window is reported as it ends; `window` counts them, the warm-up included.
+    plan.on_window = [&, window = size_t{0}](const LoadResult& result) mutable {
+      if (++window <= first_window) return;  // the warm-up
+      failed = PrintRun(flags, *workload, result, 0, 1, window - first_window) || failed;
+    };
+  }
   cosmos::bench::RequestFactory next = [&workload](uint64_t sequence) { return workload->Next(sequence); };
   LoadResult result = cosmos::bench::RunLoad(target, tls_context.get(), *signer, next, plan);
   if (!result.first_error.empty()) {
     std::cerr << flags.label << " " << flags.workload << ": first transport error: " << result.first_error << "\n";
   }
 
-  bool failed = false;
-  size_t first_window = warmup_s > 0 ? 1 : 0;
   size_t windows = result.edges_s.size() - 1;
-  if (open_loop || flags.requests > 0) {
+  if (!timed_runs) {
     // One window from the start to the last answer.
-    WindowSummary summary = cosmos::bench::Summarize(result, 0, windows);
-    nlohmann::json report = BaseReport(flags);
-    workload->AddSetupFigures(report);
-    report["run"] = 1;
-    report.update(cosmos::bench::ToJson(summary));
-    AddPerDocumentFigures(report);
+    WindowSummary summary;
+    nlohmann::json report = WindowReport(flags, *workload, result, 0, windows, 1, summary);
     report["issued"] = result.issued;
     if (open_loop) {
       report["rate_target"] = flags.rate;
@@ -185,6 +236,7 @@ int RunWorkload(const Flags& flags) {
     std::cout << report.dump() << std::endl;
     PrintHuman(flags, flags.workload, summary);
     PrintPerDocument(flags, report);
+    PrintOperations(flags, report);
     if (open_loop) {
       std::fprintf(stderr, "%s %s: offered %.0f/s for %.0f s, acknowledged %s, stored %s, max lag %.1f ms\n",
                    flags.label.c_str(), flags.workload.c_str(), flags.rate, flags.seconds,
@@ -192,19 +244,10 @@ int RunWorkload(const Flags& flags) {
                    report.value("stored", nlohmann::json()).dump().c_str(), result.max_lag_ms);
     }
     failed = failed || summary.errors > 0 || summary.missing_charge > 0;
-  } else {
+  } else if (!flags.stream) {
     for (size_t window = first_window; window + 1 < result.edges_s.size() && window < first_window + runs;
          ++window) {
-      WindowSummary summary = cosmos::bench::Summarize(result, window, window + 1);
-      nlohmann::json report = BaseReport(flags);
-      workload->AddSetupFigures(report);
-      report["run"] = window - first_window + 1;
-      report.update(cosmos::bench::ToJson(summary));
-      AddPerDocumentFigures(report);
-      std::cout << report.dump() << std::endl;
-      PrintHuman(flags, flags.workload + " run " + std::to_string(window - first_window + 1), summary);
-      PrintPerDocument(flags, report);
-      failed = failed || summary.errors > 0 || summary.missing_charge > 0;
+      failed = PrintRun(flags, *workload, result, window, window + 1, window - first_window + 1) || failed;
     }
   }
   return flags.check && failed ? 1 : 0;
@@ -231,7 +274,9 @@ int main(int argc, char** argv) {
   app.add_option("--seconds", flags.seconds, "length of each measured run (telemetry: of the schedule)")
       ->capture_default_str();
   app.add_option("--runs", flags.runs, "measured runs, back to back")->capture_default_str()
-      ->check(CLI::Range(1, 100));
+      ->check(CLI::Range(1, 100000));
+  app.add_flag("--stream", flags.stream,
+               "print each run's line as soon as it ends and keep only one run's answers in memory (soak)");
   app.add_option("--requests", flags.requests, "send this many requests instead of timed runs (smoke tests)");
   app.add_option("--rate", flags.rate, "telemetry: requests per second offered")->capture_default_str();
   app.add_option("--grace", flags.grace_s, "telemetry: stop issuing this long after the schedule ends")

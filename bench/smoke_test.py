@@ -5,8 +5,8 @@ Starts `cosmolite --in-memory --no-tls` on a free port, runs a few hundred creat
 upserts, 20 bulk requests of 100 creates, a 2-second telemetry run at a low rate and a few dozen
 queries of each query workload through cosmolite_bench --check (zero errors, every response
 charged, every acknowledged telemetry or bulk document counted in the read feed, the first query's
-rows checked against the seed), one start-to-ready probe, and stops the server, which must exit 0.
-Takes a few seconds.
+rows checked against the seed), 2 seconds of the soak's mixed workload reported window by window
+(--stream), one start-to-ready probe, and stops the server, which must exit 0. Takes a few seconds.
 """
 
 import argparse
@@ -22,6 +22,8 @@ TELEMETRY_SECONDS = 2
 POINT_REQUESTS = 300
 BULK_REQUESTS = 20  # of 100 creates each
 QUERY_REQUESTS = 40
+MIXED_WINDOWS = 2  # of one second each
+MIXED_OPERATIONS = ["create", "upsert", "read", "query-single", "query-cross", "delete"]
 
 
 def main():
@@ -94,6 +96,21 @@ def main():
                 # query-single seeded the container; this one must count the documents and reuse them.
                 check("query-orderby: reuses the container query-single seeded",
                       report.get("seeded") is False and report.get("found_documents") == 500, str(report))
+        # The soak's workload, streamed: one line per one-second window, each kind of request answered.
+        lines, code = run_json_lines([*common, "--workload", "mixed", "--seed-docs", 100, "--warmup", 0,
+                                      "--seconds", 1, "--runs", MIXED_WINDOWS, "--stream"], timeout=30)
+        check("mixed: exit code 0", code == 0, f"exit {code}")
+        check(f"mixed: {MIXED_WINDOWS} windows streamed, in order",
+              [line.get("run") for line in lines] == list(range(1, MIXED_WINDOWS + 1)), str(lines)[:500])
+        check("mixed: answers in every window, no errors, every answer charged",
+              all(line.get("ok", 0) > 0 and line.get("errors") == 0 and line.get("missing_charge") == 0
+                  for line in lines), str(lines)[:500])
+        answered = {name: sum(line.get("operations", {}).get(name, {}).get("ok", 0) for line in lines)
+                    for name in MIXED_OPERATIONS}
+        check("mixed: every kind of request answered, with its own latency",
+              all(count > 0 for count in answered.values())
+              and all(line["operations"][name]["p99_ms"] > 0 for line in lines for name in MIXED_OPERATIONS
+                      if line["operations"][name]["ok"] > 0), str(answered))
     finally:
         code = server.stop()
     check("server exits 0 on SIGTERM", code == 0, f"exit {code}")

@@ -8,9 +8,7 @@
 #include <set>
 
 namespace cosmos::bench {
-namespace {
 
-// A well-mixed 64-bit hash, so "random" picks are a pure function of the sequence number.
 uint64_t Mix(uint64_t value) {
   value += 0x9E3779B97F4A7C15ULL;
   value = (value ^ (value >> 30)) * 0xBF58476D1CE4E5B9ULL;
@@ -23,6 +21,8 @@ std::string PointPartitionKey(uint64_t index, int partitions) {
   key += std::to_string(index % static_cast<uint64_t>(std::max(1, partitions)));
   return key;
 }
+
+namespace {
 
 std::string PointFields(uint64_t n) { return "\"n\":" + std::to_string(n) + ",\"kind\":\"bench\""; }
 
@@ -639,6 +639,7 @@ const std::map<std::string, Factory>& Registry() {
       {"query-fanout", [](const WorkloadOptions& o) { return std::make_unique<QueryFanOutWorkload>(o); }},
       {"query-filter", [](const WorkloadOptions& o) { return std::make_unique<QueryFilterWorkload>(o); }},
       {"changefeed", [](const WorkloadOptions& o) { return std::make_unique<ChangeFeedWorkload>(o); }},
+      {"mixed", MakeMixedWorkload},
   };
   return *registry;
 }

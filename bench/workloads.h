@@ -80,11 +80,22 @@ class Workload {
   // Figures of the set-up (e.g. how many documents were seeded and how long it took), added to
   // every report line.
   virtual void AddSetupFigures(nlohmann::json& report) const;
+  // The names of the workload's kinds of request, indexed by CosmosCall::operation: each gets its
+  // own figures in the report. Empty for a workload of one kind.
+  virtual std::vector<std::string> OperationNames() const { return {}; }
 };
 
 // Returns null for an unknown name.
 std::unique_ptr<Workload> MakeWorkload(const std::string& name, const WorkloadOptions& options);
 std::vector<std::string> WorkloadNames();
+
+// The soak's mix of creates, upserts, reads, queries and deletes (mixed_workload.cc).
+std::unique_ptr<Workload> MakeMixedWorkload(const WorkloadOptions& options);
+
+// A well-mixed 64-bit hash, so "random" picks are a pure function of the sequence number.
+uint64_t Mix(uint64_t value);
+// The point workloads' partition key of document `index`: p{index mod partitions}.
+std::string PointPartitionKey(uint64_t index, int partitions);
 
 // A JSON document of exactly `bytes` bytes (when `bytes` is larger than its fixed fields):
 // {"id":..., "pk":..., <fields>, "pad":"xxxx..."}. `fields` is JSON text without braces.
