@@ -31,6 +31,8 @@ enum class ErrorCode {
   kRequestRateTooLarge,    // the partition's throughput budget is spent (429/3200); nothing changed
   kIncorrectContainerRid,  // the container was re-created since the client resolved its name (400/1024)
   kInsufficientStorage,    // the disk under the data file is full (507); nothing was written
+  kRequestTimeout,         // work that could not end its page in time was abandoned (408)
+  kServiceUnavailable,     // the server is shutting down; the request was abandoned (503)
   kInternal,               // a bug or an I/O failure; logged with the activity id
 };
 
@@ -84,6 +86,10 @@ class [[nodiscard]] Status {
   }
   static Status InsufficientStorage(std::string message) {
     return {ErrorCode::kInsufficientStorage, std::move(message)};
+  }
+  static Status RequestTimeout(std::string message) { return {ErrorCode::kRequestTimeout, std::move(message)}; }
+  static Status ServiceUnavailable(std::string message) {
+    return {ErrorCode::kServiceUnavailable, std::move(message)};
   }
   static Status Internal(std::string message) { return {ErrorCode::kInternal, std::move(message)}; }
 

@@ -142,6 +142,10 @@ class Account {
 
   const AccountOptions& options() const { return context_.options(); }
 
+  // At shutdown: queries running now, and any started later, end at their next check with 503,
+  // so that the server's workers come free (query::Cancellation). Safe from any thread.
+  void StopRunningWork() { context_.StopRunningWork(); }
+
  private:
   AccountContext context_;
   Admission admission_;

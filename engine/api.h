@@ -4,6 +4,7 @@
 // Plain value types; thread-safe to copy.
 #pragma once
 
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -221,6 +222,10 @@ struct AccountOptions {
   bool serverless = false;
   // Enforce provisioned throughput per physical partition with 429s (--rate-limit).
   bool rate_limit = false;
+  // A query page that cannot end early (sorted, grouped or aggregated, or one pathological row)
+  // is abandoned with 408 after this long (--query-time-limit). Streaming pages end with a
+  // continuation at 5 s, as the service's do, long before.
+  std::chrono::milliseconds query_time_limit{30000};
 };
 
 // Limits from the service documentation.

@@ -23,8 +23,10 @@ HttpError MapError(ErrorCode code) {
     case ErrorCode::kPartitionKeyRangeGone: return {410, 1002, "Gone"};
     case ErrorCode::kRequestRateTooLarge: return {429, 3200, "TooManyRequests"};
     case ErrorCode::kIncorrectContainerRid: return {400, 1024, "BadRequest"};
-    case ErrorCode::kOk:  // a success is never an error answer; treat as a bug
     case ErrorCode::kInsufficientStorage: return {507, 0, "InsufficientStorage"};
+    case ErrorCode::kRequestTimeout: return {408, 0, "RequestTimeout"};
+    case ErrorCode::kServiceUnavailable: return {503, 0, "ServiceUnavailable"};
+    case ErrorCode::kOk:  // a success is never an error answer; treat as a bug
     case ErrorCode::kInternal: return {500, 0, "InternalServerError"};
   }
   return {500, 0, "InternalServerError"};

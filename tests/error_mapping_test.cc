@@ -33,6 +33,8 @@ TEST_CASE("every error code maps to its Cosmos status and substatus", "[errors]"
       {Status::RequestRateTooLarge("m", 250), 429, 3200, "TooManyRequests"},
       {Status::IncorrectContainerRid("m"), 400, 1024, "BadRequest"},
       {Status::InsufficientStorage("m"), 507, 0, "InsufficientStorage"},
+      {Status::RequestTimeout("m"), 408, 0, "RequestTimeout"},
+      {Status::ServiceUnavailable("m"), 503, 0, "ServiceUnavailable"},
       {Status::Internal("m"), 500, 0, "InternalServerError"},
   };
   // The table covers every code but kOk; a new ErrorCode must be added here.

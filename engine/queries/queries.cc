@@ -66,8 +66,11 @@ Result<ParsedQueryBody> ParseQueryBody(std::string_view text) {
   return parsed;
 }
 
-query::PageRequest PageRequestOf(const QueryRequest& request) {
+query::PageRequest PageRequestOf(const QueryRequest& request, const AccountContext& context,
+                                 std::chrono::steady_clock::time_point started) {
   query::PageRequest page_request;
+  page_request.cancel_at = started + context.options().query_time_limit;
+  page_request.stop = context.stop_flag();
   page_request.max_items = static_cast<uint64_t>(PageSize(request.max_item_count));
   page_request.max_bytes = kMaxPageBytes;
   page_request.continuation = request.continuation;
@@ -121,7 +124,8 @@ Result<QueryResponse> Queries::QueryResources(const QueryRequest& request,
     }
     return ResourceListSource(bodies, start ? start->get<int64_t>() : 0);
   };
-  COSMOS_ASSIGN_OR_RETURN(auto page, query::ExecutePage(*prepared, body.parameters, open_source, PageRequestOf(request)));
+  COSMOS_ASSIGN_OR_RETURN(auto page, query::ExecutePage(*prepared, body.parameters, open_source,
+                                                        PageRequestOf(request, context_, started)));
   QueryResponse response;
   response.body = FeedBody(owner_rid, feed_key, page.rows);
   response.owner_rid = owner_rid;
@@ -255,8 +259,8 @@ Result<QueryResponse> Queries::QueryItems(const QueryRequest& request) {
     }
     return ScanSource(txn, container_seq, segments, std::move(start_position), properties, index_entries_read);
   };
-  COSMOS_ASSIGN_OR_RETURN(auto page,
-                          query::ExecutePage(*prepared, body.parameters, open_source, PageRequestOf(request)));
+  COSMOS_ASSIGN_OR_RETURN(auto page, query::ExecutePage(*prepared, body.parameters, open_source,
+                                                        PageRequestOf(request, context_, started)));
   QueryResponse response;
   response.body = FeedBody(container->container_rid, "Documents", page.rows);
   COSMOS_ASSIGN_OR_RETURN(response.lsn, VisibleLsn(txn, *container));

@@ -36,6 +36,10 @@ class AccountContext {
   // A new _etag, quoted. Seeded from the clock, so etags stay new across restarts.
   std::string NewEtag();
 
+  // Raised at shutdown: running queries see it and end with 503 (query::Cancellation).
+  void StopRunningWork() { stopping_.store(true); }
+  const std::atomic<bool>* stop_flag() const { return &stopping_; }
+
  private:
   Result<std::shared_ptr<const ResolvedContainer>> ResolveContainer(storage::Transaction& txn,
                                                                     const ContainerAddress& address, bool as_owner);
@@ -44,6 +48,7 @@ class AccountContext {
   const AccountOptions options_;
   ContainerCache containers_;
   std::atomic<uint64_t> etag_counter_;
+  std::atomic<bool> stopping_{false};
 };
 
 // Finds a database by id or rid. As the target of the request a missing database is

@@ -12,6 +12,7 @@
 #include "common/status.h"
 #include "query/ast.h"
 #include "query/binder.h"
+#include "query/execution/cancellation.h"
 #include "query/functions/registry.h"
 #include "query/value.h"
 
@@ -38,6 +39,9 @@ struct EvalContext {
   const std::vector<Value>* aggregate_results = nullptr;
   // While the top-level select consumes a stored document: its position in the source's order.
   const Json* document_position = nullptr;
+  // Checked once per row the select runner expands: a page abandoned past its deadline or at
+  // shutdown ends with its status.
+  Cancellation cancellation;
 };
 
 // Evaluates `e` against `row`. Never fails: run-time errors of functions are left in

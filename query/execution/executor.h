@@ -10,6 +10,7 @@
 // Thread-safety: stateless; a DocumentSource belongs to one call.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <functional>
@@ -61,6 +62,10 @@ struct PageRequest {
   // A page of a streaming query that has run this long ends after the document in hand, with a
   // continuation (possibly with no rows), as the service ends a page at its execution budget.
   std::chrono::milliseconds time_budget{5000};
+  // Work that cannot end its page early (a sorted or aggregated page, one row that takes
+  // forever) is abandoned past `cancel_at` (408) or once `*stop` is raised (503).
+  std::chrono::steady_clock::time_point cancel_at = std::chrono::steady_clock::time_point::max();
+  const std::atomic<bool>* stop = nullptr;
 };
 
 struct QueryPage {

@@ -80,6 +80,7 @@ Status SelectRunner::ConsumeFirstSource(const Value& value, std::vector<Value>* 
 }
 
 Status SelectRunner::Expand(size_t source_index, Row& row, std::vector<Value>* streamed) {
+  COSMOS_RETURN_IF_ERROR(ctx_.cancellation.Check());
   if (source_index == q_.from.size()) return Accept(row, streamed);
   const FromSource& source = q_.from[source_index];
   size_t slot = static_cast<size_t>(info_.first_slot) + source_index;

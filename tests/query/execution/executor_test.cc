@@ -1,5 +1,7 @@
 #include "query/execution/executor.h"
 
+#include <atomic>
+#include <chrono>
 #include <memory>
 #include <string>
 #include <vector>
@@ -82,4 +84,51 @@ TEST_CASE("a streaming page that runs out of time ends with a continuation that 
     CHECK(paged.size() > 2);                // the clock ended pages the item count would not
     CHECK(Flatten(paged) == all.front());  // and nothing was lost or repeated
   }
+}
+
+namespace {
+
+// The status of the first page of `text` over `count` documents.
+cosmos::ErrorCode FirstPageCode(const std::string& text, int count, const PageRequest& request) {
+  BoundQuery query = Prepare(text);
+  OpenSource open = [count](const Json* start) -> cosmos::Result<std::unique_ptr<DocumentSource>> {
+    return std::unique_ptr<DocumentSource>(std::make_unique<CountingSource>(count, start ? start->get<int>() : 0));
+  };
+  auto page = cosmos::query::ExecutePage(query, Json(), open, request);
+  return page.ok() ? cosmos::ErrorCode::kOk : page.status().code();
+}
+
+}  // namespace
+
+TEST_CASE("work that cannot end its page early is abandoned at its deadline or at shutdown", "[executor]") {
+  // Sorted, grouped and aggregated pages cannot end early with a continuation; a streaming page
+  // whose rows all fail the filter is abandoned too when the deadline comes before its budget.
+  const std::vector<std::string> texts = {
+      "SELECT VALUE c.n FROM c ORDER BY c.n DESC", "SELECT VALUE COUNT(1) FROM c",
+      "SELECT c.n FROM c GROUP BY c.n",
+      "SELECT VALUE 1 FROM c JOIN a IN c.tags JOIN b IN c.tags JOIN d IN c.tags WHERE a = 'z'"};
+  for (const std::string& text : texts) {
+    INFO(text);
+    PageRequest request;
+    CHECK(FirstPageCode(text, 2000, request) == cosmos::ErrorCode::kOk);
+
+    PageRequest late = request;
+    late.cancel_at = std::chrono::steady_clock::now();
+    CHECK(FirstPageCode(text, 2000, late) == cosmos::ErrorCode::kRequestTimeout);
+
+    std::atomic<bool> stop{true};
+    PageRequest stopped = request;
+    stopped.stop = &stop;
+    CHECK(FirstPageCode(text, 2000, stopped) == cosmos::ErrorCode::kServiceUnavailable);
+  }
+}
+
+TEST_CASE("a page that finishes in time is not abandoned, however many rows it checks", "[executor]") {
+  PageRequest request;
+  request.max_items = 100000;
+  request.cancel_at = std::chrono::steady_clock::now() + std::chrono::hours(1);
+  std::atomic<bool> stop{false};
+  request.stop = &stop;
+  CHECK(FirstPageCode("SELECT VALUE t FROM c JOIN t IN c.tags ORDER BY c.n DESC", 5000, request) ==
+        cosmos::ErrorCode::kOk);
 }
