@@ -35,6 +35,7 @@ struct Flags {
   std::string cert_key;
   int threads = static_cast<int>(std::max(2u, std::thread::hardware_concurrency()));
   int workers = 4;
+  int query_time_limit_s = 30;
   std::string log_level = "info";
   bool sync_full = false;
   int min_physical_partitions = 1;
@@ -99,6 +100,10 @@ int main(int argc, char** argv) {
   app.add_option("--workers", flags.workers,
                  "threads that run queries (writes run on one thread, in batches that share a commit)")
       ->envname("COSMOLITE_WORKERS")->capture_default_str()->check(CLI::Range(1, 1024));
+  app.add_option("--query-time-limit", flags.query_time_limit_s,
+                 "seconds after which a query page that cannot end early (ORDER BY, GROUP BY, aggregates, "
+                 "one costly row) is abandoned with 408; other pages end at 5 s with a continuation")
+      ->envname("COSMOLITE_QUERY_TIME_LIMIT")->capture_default_str()->check(CLI::Range(1, 86400));
   app.add_option("--log-level", flags.log_level, "trace, debug, info, warn, error or off")
       ->envname("COSMOLITE_LOG_LEVEL")->capture_default_str();
   app.add_flag("--sync-full", flags.sync_full,
@@ -167,6 +172,7 @@ int main(int argc, char** argv) {
   account_options.default_consistency = *cosmos::engine::ParseConsistencyLevel(flags.consistency);
   account_options.serverless = flags.serverless;
   account_options.rate_limit = flags.rate_limit;
+  account_options.query_time_limit = std::chrono::seconds(flags.query_time_limit_s);
   cosmos::engine::Account account(std::move(store).value(), account_options);
   if (auto upgraded = account.UpgradeDataFile(); !upgraded.ok()) {
     return Fail("cannot upgrade the data file: " + upgraded.message());
