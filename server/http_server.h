@@ -5,6 +5,9 @@
 // thread (it is what SIGINT/SIGTERM trigger).
 #pragma once
 
+#include <chrono>
+#include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -20,7 +23,49 @@ struct ServerOptions {
   int worker_threads = 4;              // threads that run queries (writes have one thread of their own)
   std::string certificate_pem;         // empty: plain HTTP only
   std::string private_key_pem;
+
+  // Connections served at once; 0: DefaultMaxConnections of the descriptor limit. At the cap a new
+  // connection closes the connection that has waited longest between requests (the SDKs'
+  // keep-alive pools reopen one when they need it; one that has had no request yet only after a
+  // second), or, when every connection is in a request, is refused with a reset.
+  size_t max_connections = 0;
+  // A keep-alive connection may wait this long for the first byte of its next request (and a new
+  // one for its first byte). Longer than the SDKs' own pool idle timeouts (Go 90 s, .NET and Java
+  // 60 s), so that clients close idle connections first and never send into one being closed.
+  std::chrono::milliseconds idle_timeout = std::chrono::seconds(120);
+  // From a request's first byte to the end of its header block.
+  std::chrono::milliseconds header_timeout = std::chrono::seconds(10);
+  // A request body must arrive within body_timeout of its headers plus 1 s for every
+  // min_bytes_per_second received (after 30 s, an average of at least 64 KB/s); a response must be
+  // taken by the client within the same allowance for its size.
+  std::chrono::milliseconds body_timeout = std::chrono::seconds(30);
+  size_t min_bytes_per_second = 64 * 1024;
+  // With TLS on: from a connection's first byte to the end of its TLS handshake.
+  std::chrono::milliseconds tls_handshake_timeout = std::chrono::seconds(10);
+
+  // Called once, on the thread that calls Shutdown() (the signal's I/O thread for SIGINT/SIGTERM),
+  // as Shutdown() begins, before requests in flight are waited for. May be empty.
+  std::function<void()> on_shutdown;
 };
+
+// The soft limit on open file descriptors, raised to the hard limit at start.
+struct DescriptorLimit {
+  uint64_t before = 0;  // the soft limit the process started with
+  uint64_t now = 0;     // the soft limit after raising it (RLIM_INFINITY as UINT64_MAX)
+};
+// Raises RLIMIT_NOFILE's soft limit to its hard limit (to fs.nr_open when the hard limit is
+// unlimited). Call once, at start, before threads start.
+DescriptorLimit RaiseDescriptorLimit();
+// The soft limit on open file descriptors now.
+uint64_t CurrentDescriptorLimit();
+// The --max-connections default: the descriptor limit less what the process needs besides
+// connections (see the definition), at most kDefaultMaxConnectionsCeiling.
+size_t DefaultMaxConnections(uint64_t descriptor_limit, int io_threads, int worker_threads);
+// The default's ceiling: far above what the SDKs' pools open (.NET gateway mode 50 connections an
+// endpoint, Java gateway 1,000 a client), while bounding memory: an idle connection holds about
+// 3 KB over plain HTTP and 75 KB over TLS (Asio's two 17 KB TLS buffers and OpenSSL's), so
+// 10,000 of them about 30 MB or 750 MB.
+inline constexpr size_t kDefaultMaxConnectionsCeiling = 10000;
 
 // Largest request body accepted on the wire: a 2 MB document plus envelope, with room for
 // batches. Bodies beyond it are answered 413 and the connection is closed.
@@ -40,6 +85,10 @@ class HttpServer {
   // connections, and returns.
   void Run();
   void Shutdown();
+  // Connections open now (accepted and not yet closed); for tests and diagnostics.
+  size_t ConnectionCount() const;
+  // The connection cap in force (ServerOptions::max_connections or its derived default).
+  size_t MaxConnections() const;
 
  private:
   class Impl;

@@ -44,6 +44,7 @@ struct Flags {
   bool serverless = false;
   bool rate_limit = false;
   std::string advertise_host = "127.0.0.1";
+  size_t max_connections = 0;  // 0: DefaultMaxConnections of the descriptor limit
 };
 
 int Fail(const std::string& message) {
@@ -135,10 +136,19 @@ int main(int argc, char** argv) {
                  "the client connected to (the official emulator advertises 127.0.0.1)")
       ->envname("COSMOLITE_ADVERTISE_HOST")
       ->capture_default_str();
+  app.add_option("--max-connections", flags.max_connections,
+                 "connections served at once; at the cap a new connection closes the idlest idle keep-alive "
+                 "connection, or is refused when none is idle. Default: the descriptor limit (raised to its hard "
+                 "limit at start) less a reserve for the data file and the threads, at most 10000")
+      ->envname("COSMOLITE_MAX_CONNECTIONS")
+      ->check(CLI::Range(size_t{1}, size_t{1000000}));
   CLI11_PARSE(app, argc, argv);
 
   spdlog::set_level(spdlog::level::from_str(flags.log_level));
   spdlog::set_pattern("%Y-%m-%dT%H:%M:%S.%e %^%l%$ %v");
+  // Every connection holds a descriptor: the soft limit (often 1,024) goes up to the hard limit
+  // before the data file and the listener take theirs.
+  cosmos::server::DescriptorLimit descriptors = cosmos::server::RaiseDescriptorLimit();
   // The data directory, the data file with its WAL, and the certificate's private key are the
   // account's: no other local user may read them.
   umask(077);
@@ -187,6 +197,18 @@ int main(int argc, char** argv) {
   server_options.port = flags.port;
   server_options.threads = flags.threads;
   server_options.worker_threads = flags.workers;
+  size_t default_max_connections =
+      cosmos::server::DefaultMaxConnections(descriptors.now, flags.threads, flags.workers);
+  server_options.max_connections = flags.max_connections > 0 ? flags.max_connections : default_max_connections;
+  // Worth an info line only when the descriptor limit lowered the default cap.
+  bool lowered = flags.max_connections == 0 && default_max_connections < cosmos::server::kDefaultMaxConnectionsCeiling;
+  spdlog::log(lowered ? spdlog::level::info : spdlog::level::debug,
+              "descriptor limit {} (was {} at start); at most {} connections", descriptors.now, descriptors.before,
+              server_options.max_connections);
+  if (flags.max_connections >= descriptors.now) {
+    spdlog::warn("--max-connections {} is not below the descriptor limit {}: past it, new connections are refused "
+                 "or close idle ones", flags.max_connections, descriptors.now);
+  }
   std::string certificate_path = "none (plain HTTP)";
   if (!flags.no_tls) {
     auto tls = cosmos::server::LoadOrCreateCertificate(flags.cert, flags.cert_key, data_dir);
