@@ -197,6 +197,9 @@ int main(int argc, char** argv) {
   server_options.port = flags.port;
   server_options.threads = flags.threads;
   server_options.worker_threads = flags.workers;
+  // Queries still running at SIGTERM end at their next row with 503, so that the server's wait for
+  // requests in flight ends at once rather than after them.
+  server_options.on_shutdown = [&account] { account.StopRunningWork(); };
   size_t default_max_connections =
       cosmos::server::DefaultMaxConnections(descriptors.now, flags.threads, flags.workers);
   server_options.max_connections = flags.max_connections > 0 ? flags.max_connections : default_max_connections;
