@@ -3,6 +3,9 @@
 // each connection is sniffed: a TLS handshake gets HTTPS, anything else plain HTTP.
 // Thread-safety: Run() drives the io_context on N threads; Shutdown() may be called from any
 // thread (it is what SIGINT/SIGTERM trigger).
+// The listener is http_server.cc; what it uses is internal to server/: the sessions
+// (http_session.h), the connection registry (connection_registry.h), the query threads
+// (query_pool.h) and the write thread (write_batcher.h).
 #pragma once
 
 #include <chrono>
@@ -12,6 +15,7 @@
 #include <string>
 
 #include "common/result.h"
+#include "server/descriptor_limit.h"  // RaiseDescriptorLimit, DefaultMaxConnections, ...
 #include "server/request_handler.h"
 
 namespace cosmos::server {
@@ -47,25 +51,6 @@ struct ServerOptions {
   // as Shutdown() begins, before requests in flight are waited for. May be empty.
   std::function<void()> on_shutdown;
 };
-
-// The soft limit on open file descriptors, raised to the hard limit at start.
-struct DescriptorLimit {
-  uint64_t before = 0;  // the soft limit the process started with
-  uint64_t now = 0;     // the soft limit after raising it (RLIM_INFINITY as UINT64_MAX)
-};
-// Raises RLIMIT_NOFILE's soft limit to its hard limit (to fs.nr_open when the hard limit is
-// unlimited). Call once, at start, before threads start.
-DescriptorLimit RaiseDescriptorLimit();
-// The soft limit on open file descriptors now.
-uint64_t CurrentDescriptorLimit();
-// The --max-connections default: the descriptor limit less what the process needs besides
-// connections (see the definition), at most kDefaultMaxConnectionsCeiling.
-size_t DefaultMaxConnections(uint64_t descriptor_limit, int io_threads, int worker_threads);
-// The default's ceiling: far above what the SDKs' pools open (.NET gateway mode 50 connections an
-// endpoint, Java gateway 1,000 a client), while bounding memory: an idle connection holds about
-// 3 KB over plain HTTP and 75 KB over TLS (Asio's two 17 KB TLS buffers and OpenSSL's), so
-// 10,000 of them about 30 MB or 750 MB.
-inline constexpr size_t kDefaultMaxConnectionsCeiling = 10000;
 
 // Largest request body accepted on the wire: a 2 MB document plus envelope, with room for
 // batches. Bodies beyond it are answered 413 and the connection is closed.
