@@ -55,6 +55,10 @@ Result<std::unique_ptr<Store>> Store::Open(const StoreOptions& options) {
   if (options.max_pages > 0) pragmas += "PRAGMA max_page_count = " + std::to_string(options.max_pages) + ";";
   if (!in_memory) {
     pragmas += "PRAGMA journal_mode = WAL; PRAGMA mmap_size = 268435456;";
+    // When the WAL starts over, a file that grew past the size the writer's checkpoints keep it
+    // under (while reads held it) is cut back to it; a WAL file otherwise keeps its largest size.
+    int64_t wal_limit = WalCheckpointer::FileLimitBytes(options.wal_restart_pages + WalCheckpointer::kRequestPages);
+    pragmas += "PRAGMA journal_size_limit = " + std::to_string(wal_limit) + ";";
     pragmas += options.sync_every_commit ? "PRAGMA synchronous = FULL;" : "PRAGMA synchronous = NORMAL;";
   }
   COSMOS_RETURN_IF_ERROR(connection->Execute(pragmas));

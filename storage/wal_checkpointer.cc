@@ -24,21 +24,31 @@ WalCheckpointer::~WalCheckpointer() {
   thread_.join();
 }
 
-bool WalCheckpointer::AfterCommit(int wal_pages) {
+sqlite::Connection::CheckpointAfterCommit WalCheckpointer::AfterCommit(int wal_pages) {
+  using Checkpoint = sqlite::Connection::CheckpointAfterCommit;
   bool request;
   {
     std::lock_guard<std::mutex> lock(mu_);
     wal_written_ = true;
     last_commit_ = std::chrono::steady_clock::now();
-    // Past the inline threshold the background pass is not asked again, so that it is idle
-    // when the writer's own pass (which would otherwise find it busy and give up) runs.
-    if (wal_pages >= inline_pages_) return true;
+    // Past the inline threshold the writer checkpoints, and the WAL starts over at its next write
+    // unless a read of an older snapshot is open then. Reads that overlap without a pause keep
+    // it from ever starting over: every kRequestPages further the writer's pass waits for them
+    // (briefly; the next write waits meanwhile). The background pass is not asked past the
+    // threshold, so that it is idle when the writer's own pass (which would otherwise find it
+    // busy and give up) runs.
+    if (wal_pages < inline_pages_) next_restart_pages_ = inline_pages_ + kRequestPages;
+    if (wal_pages >= next_restart_pages_) {
+      next_restart_pages_ = wal_pages + kRequestPages;
+      return Checkpoint::kRestart;
+    }
+    if (wal_pages >= inline_pages_) return Checkpoint::kPassive;
     if (wal_pages < checkpointed_pages_) checkpointed_pages_ = 0;  // the WAL started over
     request = !requested_ && wal_pages - checkpointed_pages_ >= kRequestPages;
     requested_ = requested_ || request;
   }
   if (request) wake_.notify_one();
-  return false;
+  return Checkpoint::kNone;
 }
 
 void WalCheckpointer::Loop() {

@@ -8,15 +8,15 @@
 
 #include <chrono>
 #include <condition_variable>
+#include <cstdint>
 #include <memory>
 #include <mutex>
 #include <thread>
 
+#include "storage/sqlite/connection.h"
+
 namespace cosmos::storage {
 
-namespace sqlite {
-class Connection;
-}
 
 // Checkpoints the WAL on a thread and connection of its own, so that copying pages into the
 // database file, and its fsync, stay off the write path. Writers keep appending meanwhile; the
@@ -33,15 +33,20 @@ class WalCheckpointer {
   // writer's pass, which has little left to copy, is that one. Its two fsyncs stall every write,
   // so it should be rare. At 10,000 pages it ran about four times a second under telemetry
   // ingest: 40,000 gave that ingest 10-15% more documents/s and halved the p99 of 1 KB creates
-  // (about 14 ms to 7). Recovery after a crash reads at most this much WAL (about 60 ms to ready
-  // at 165 MB).
+  // (about 14 ms to 7); 15,000 pages (62 MB), measured again for the soak of issue 31, cost 1 KB
+  // creates 8% and their p99 four times (31 ms against 7.6). Recovery after a crash reads at most
+  // this much WAL (about 60 ms to ready at 165 MB).
+  // The WAL stays within about 1,000 pages of it even when reads never pause (AfterCommit).
   // Once the writes have paused for `truncate_after_idle`, a pass also truncates the WAL file.
   WalCheckpointer(std::unique_ptr<sqlite::Connection> connection, int inline_pages,
                   std::chrono::milliseconds truncate_after_idle);
   ~WalCheckpointer();
 
   // The hook for the writing connection (sqlite::Connection::SetWalCommitHook).
-  bool AfterCommit(int wal_pages);
+  sqlite::Connection::CheckpointAfterCommit AfterCommit(int wal_pages);
+
+  // The WAL file's size when it holds `wal_pages` pages of 4 KB with their frame headers.
+  static int64_t FileLimitBytes(int wal_pages) { return int64_t{wal_pages} * (4096 + 24) + 32; }
 
  private:
   void Loop();
@@ -52,6 +57,7 @@ class WalCheckpointer {
   std::mutex mu_;
   std::condition_variable wake_;
   bool requested_ = false;      // guarded by mu_: a pass is asked for or running
+  int next_restart_pages_ = 0;  // guarded by mu_: the WAL size at which the writer next waits to restart
   int checkpointed_pages_ = 0;  // guarded by mu_: WAL pages in the database after the last pass
   bool stopping_ = false;       // guarded by mu_
   bool wal_written_ = false;    // guarded by mu_: commits since the WAL file was last truncated

@@ -95,13 +95,22 @@ Result<std::unique_ptr<Connection>> Connection::Open(const std::string& path, bo
   return std::unique_ptr<Connection>(new Connection(db));
 }
 
-void Connection::SetWalCommitHook(std::function<bool(int wal_pages)> after_commit) {
+void Connection::SetWalCommitHook(std::function<CheckpointAfterCommit(int wal_pages)> after_commit) {
   wal_commit_hook_ = std::move(after_commit);
   sqlite3_wal_hook(
       db_,
       [](void* self, sqlite3* db, const char* schema, int pages) {
-        if (static_cast<Connection*>(self)->wal_commit_hook_(pages)) {
-          (void)sqlite3_wal_checkpoint_v2(db, schema, SQLITE_CHECKPOINT_PASSIVE, nullptr, nullptr);
+        // A checkpoint that fails or gives up loses nothing: the frames stay in the WAL.
+        switch (static_cast<Connection*>(self)->wal_commit_hook_(pages)) {
+          case CheckpointAfterCommit::kNone: break;
+          case CheckpointAfterCommit::kPassive:
+            (void)sqlite3_wal_checkpoint_v2(db, schema, SQLITE_CHECKPOINT_PASSIVE, nullptr, nullptr);
+            break;
+          case CheckpointAfterCommit::kRestart:
+            sqlite3_busy_timeout(db, kRestartWaitMs);
+            (void)sqlite3_wal_checkpoint_v2(db, schema, SQLITE_CHECKPOINT_RESTART, nullptr, nullptr);
+            sqlite3_busy_timeout(db, kBusyTimeoutMs);
+            break;
         }
         return SQLITE_OK;
       },

@@ -76,10 +76,18 @@ class Connection {
   int64_t Changes() const;
   // Rows inserted, updated or deleted since the connection opened.
   int64_t TotalChanges() const;
+  // What a WAL commit hook asks of the connection that committed, there and then.
+  enum class CheckpointAfterCommit {
+    kNone,
+    kPassive,  // copy what can be copied without waiting
+    // copy everything and make the next write start the WAL over, waiting up to
+    // kRestartWaitMs for reads of older snapshots to end (what can be done without them is done)
+    kRestart,
+  };
+  static constexpr int kRestartWaitMs = 100;
   // In WAL mode: after each commit, calls `after_commit` with the WAL's size in pages. This
-  // replaces SQLite's automatic checkpoint on this connection; when `after_commit` returns true,
-  // a passive checkpoint runs here and then.
-  void SetWalCommitHook(std::function<bool(int wal_pages)> after_commit);
+  // replaces SQLite's automatic checkpoint on this connection.
+  void SetWalCommitHook(std::function<CheckpointAfterCommit(int wal_pages)> after_commit);
   // Copies what it can of the WAL into the database without waiting for other connections
   // (a passive checkpoint). Returns how many WAL frames the database now holds.
   Result<int> CheckpointPassive();
@@ -95,7 +103,7 @@ class Connection {
   explicit Connection(sqlite3* db) : db_(db) {}
 
   sqlite3* db_;
-  std::function<bool(int)> wal_commit_hook_;
+  std::function<CheckpointAfterCommit(int)> wal_commit_hook_;
   std::unordered_map<std::string, std::unique_ptr<Statement>> statements_;
   // Handed out by Prepare since the last ResetStatements: the only ones that can be mid-way.
   std::vector<Statement*> prepared_since_reset_;
