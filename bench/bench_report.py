@@ -323,6 +323,25 @@ def render_writes_beside_scans(w, records, args):
     w("")
 
 
+def render_reads_beside_endless(w, records, args):
+    m = lambda target, key: median_of(records, target, "read", key)  # noqa: E731
+    if not runs_of(records, "cosmolite-beside-endless", "read"):
+        return
+    w("## Point reads beside endless queries (cosmolite, medians)")
+    w("")
+    w(f"Point reads on {args.connections} connections while 4 more connections keep sending "
+      "`SELECT VALUE COUNT(1) FROM c JOIN a IN c.arr JOIN b IN c.arr JOIN d IN c.arr` over one document of "
+      "1,000 numbers (a billion rows that cannot end their page early; each is abandoned at the server's "
+      "`--query-time-limit`, 30 s, with 408, and sent again).")
+    w("")
+    w("| point reads | reads/s | p50 ms | p99 ms | server CPU cores |")
+    w("|---|---:|---:|---:|---:|")
+    for label, name in (("cosmolite", "alone (above)"), ("cosmolite-beside-endless", "beside 4 endless queries")):
+        w(f"| {name} | {fmt(m(label, 'ops_per_s'))} | {fmt(m(label, 'p50_ms'), 2)} | {fmt(m(label, 'p99_ms'), 2)} "
+          f"| {fmt(m(label, 'server_cpu_cores'), 2)} |")
+    w("")
+
+
 def render_query_engine(w, records):
     engine = next(iter(runs_of(records, "query-engine", "parse")), None)
     if engine is None:
@@ -502,6 +521,7 @@ def render(info, records, problems, args):
     render_changefeed(w, records, args)
     render_indexing(w, records, args)
     render_writes_beside_scans(w, records, args)
+    render_reads_beside_endless(w, records, args)
     render_query_engine(w, records)
 
     w(f"## Telemetry ingest ({args.telemetry_rate:,} docs/s of 300 bytes offered for {args.telemetry_seconds:g} s)")

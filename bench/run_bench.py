@@ -392,6 +392,28 @@ class Bench:
             scans.kill()
             self.problems.append(f"{what}: the scanning queries did not finish")
 
+    def reads_beside_endless_queries(self, server):
+        """Point reads while 4 connections keep sending a query that cannot end its page early
+        (workload query-endless: abandoned at the server's --query-time-limit with 408, then sent
+        again). Reads are answered on the I/O threads and queries run at nice 5 on threads of their
+        own, so the reads' p99 must barely move."""
+        what = "point reads beside endless queries"
+        self.wait_for_quiet(what)
+        seconds = self.args.warmup + self.args.runs * self.args.seconds + 3
+        endless_argv = [self.generator, "--workload", "query-endless", "--port", server.port, "--connections", 4,
+                        "--runs", 1, "--warmup", 0, "--seconds", seconds, "--label", "cosmolite-endless"]
+        if server.tls:
+            endless_argv.append("--tls")
+        log("$ " + " ".join(str(a) for a in endless_argv) + " &")
+        endless = subprocess.Popen([str(a) for a in endless_argv], stdout=subprocess.DEVNULL)
+        time.sleep(2.0)  # its documents are written and its first queries running
+        self.generate("cosmolite-beside-endless", "read", server.port, server.tls, server.pid, what=what, alone=False)
+        try:  # each query in flight still runs to the server's time limit
+            endless.wait(timeout=seconds + 120)
+        except subprocess.TimeoutExpired:
+            endless.kill()
+            self.problems.append(f"{what}: the endless queries' generator did not finish")
+
     def startup(self, label, command, tls, ready_path, starts):
         if not self.selected("startup"):
             return
@@ -429,6 +451,8 @@ class Bench:
             self.indexing_workloads(server)
             if not self.args.queries_only and not self.args.skip_queries and self.selected("beside-scans"):
                 self.writes_beside_scans(server)
+            if not self.args.queries_only and self.selected("beside-endless"):
+                self.reads_beside_endless_queries(server)
         code = server.stop()
         if code not in (0, None):
             self.problems.append(f"cosmolite exited with {code} after SIGTERM")
@@ -578,7 +602,7 @@ def main():
     parser.add_argument("--workloads", default="",
                         help="comma-separated subset of the workloads to run on each target, e.g. "
                              "create,bulk-create (names as cosmolite_bench --workload; also startup, and "
-                             "indexing and beside-scans for those sections' extra create runs)")
+                             "indexing, beside-scans and beside-endless for those sections' extra runs)")
     parser.add_argument("--only", default="", help="comma-separated subset: cosmolite,cosmolite-http,peer,"
                                                    "raw-beast,sqlite,query-engine (the report then lacks the "
                                                    "others)")

@@ -625,6 +625,35 @@ class ChangeFeedWorkload : public QueryWorkload {
   double drain_seconds_ = 0;
 };
 
+// A pathological query, over and over: COUNT(1) over a triple JOIN of one document's array of
+// 1,000 numbers, a billion rows that cannot end their page early. The server abandons each at
+// --query-time-limit with 408 (counted as errors here); the figure that matters is what other
+// requests get meanwhile (run_bench.py: reads beside endless queries).
+class EndlessQueryWorkload : public Workload {
+ public:
+  explicit EndlessQueryWorkload(const WorkloadOptions& options) : options_(options) {
+    if (options_.container.empty()) options_.container = "endless";
+  }
+  std::string Prepare(TargetSession& session) override {
+    std::string error = session.EnsureContainer(options_.database, options_.container);
+    if (!error.empty()) return error;
+    nlohmann::json document = {{"id", "big"}, {"pk", "p"}, {"arr", nlohmann::json::array()}};
+    for (int i = 0; i < 1000; ++i) document["arr"].push_back(i);
+    Response answer = session.Call(CreateDocumentCall(options_.database, options_.container, document.dump(), "p", true));
+    if (answer.result_int() / 100 != 2) return "seeding the endless query's document: " + std::to_string(answer.result_int());
+    return "";
+  }
+  CosmosCall Next(uint64_t) const override {
+    QueryCallOptions page;
+    page.partition_key_value = "p";
+    return QueryDocumentsCall(options_.database, options_.container,
+                              "SELECT VALUE COUNT(1) FROM c JOIN a IN c.arr JOIN b IN c.arr JOIN d IN c.arr", {}, page);
+  }
+
+ private:
+  WorkloadOptions options_;
+};
+
 using Factory = std::function<std::unique_ptr<Workload>(const WorkloadOptions&)>;
 
 const std::map<std::string, Factory>& Registry() {
@@ -640,6 +669,7 @@ const std::map<std::string, Factory>& Registry() {
       {"query-filter", [](const WorkloadOptions& o) { return std::make_unique<QueryFilterWorkload>(o); }},
       {"changefeed", [](const WorkloadOptions& o) { return std::make_unique<ChangeFeedWorkload>(o); }},
       {"mixed", MakeMixedWorkload},
+      {"query-endless", [](const WorkloadOptions& o) { return std::make_unique<EndlessQueryWorkload>(o); }},
   };
   return *registry;
 }
