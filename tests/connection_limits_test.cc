@@ -19,6 +19,7 @@
 
 #include "server/http_server.h"
 #include "server/tls_certificate.h"
+#include "tests/listening_server.h"
 #include "tests/test_support.h"
 
 namespace net = boost::asio;
@@ -30,55 +31,23 @@ using namespace std::chrono_literals;
 
 namespace {
 
-constexpr char kKey[] = "C2y6yDjf5/R+ob0N8A7Cgv30VRDJIWEHLM+4QDU5DE2nQ9nDuVTqobD4b8mGGyPMbIZnqyMsEcaGQy67XIw/Jw==";
 
 // A server on a free port with the options `configure` sets, run on a background thread.
-class Server {
+class Server : public cosmos::testing::ListeningServer {
  public:
-  explicit Server(const std::function<void(cosmos::server::ServerOptions&)>& configure, bool tls = false) {
-    auto store = cosmos::storage::Store::Open({});
-    REQUIRE_OK(store);
-    account_ = std::make_unique<cosmos::engine::Account>(std::move(store).value());
-    cosmos::server::ServerOptions options;
-    options.port = 0;
-    options.threads = 1;  // one I/O thread: a client that held it would stall everyone
-    if (tls) {
-      auto material = cosmos::server::GenerateSelfSignedCertificate();
-      REQUIRE_OK(material);
-      options.certificate_pem = material->certificate_pem;
-      options.private_key_pem = material->private_key_pem;
-    }
-    configure(options);
-    cosmos::server::HandlerOptions handler_options;
-    handler_options.certificate_pem = options.certificate_pem;
-    handler_ = std::make_unique<cosmos::server::RequestHandler>(
-        *account_, cosmos::server::MasterKeyAuth::Create(kKey).value(), handler_options);
-    server_ = std::make_unique<cosmos::server::HttpServer>(options, *handler_);
-    REQUIRE_OK(server_->Listen());
-    port_ = server_->BoundPort();
-    thread_ = std::thread([this] { server_->Run(); });
-  }
-  ~Server() {
-    server_->Shutdown();
-    thread_.join();
-  }
-  unsigned short port() const { return port_; }
-  cosmos::server::HttpServer& http() { return *server_; }
+  explicit Server(const Configure& configure, bool tls = false)
+      : ListeningServer(tls, [&configure](cosmos::server::ServerOptions& options) {
+          options.threads = 1;  // one I/O thread: a client that held it would stall everyone
+          configure(options);
+        }) {}
 
   // Waits until the server counts `count` connections; false after 5 s.
   bool AwaitConnections(size_t count) {
     for (auto deadline = Clock::now() + 5s; Clock::now() < deadline; std::this_thread::sleep_for(5ms)) {
-      if (server_->ConnectionCount() == count) return true;
+      if (http().ConnectionCount() == count) return true;
     }
-    return server_->ConnectionCount() == count;
+    return http().ConnectionCount() == count;
   }
-
- private:
-  std::unique_ptr<cosmos::engine::Account> account_;
-  std::unique_ptr<cosmos::server::RequestHandler> handler_;
-  std::unique_ptr<cosmos::server::HttpServer> server_;
-  unsigned short port_ = 0;
-  std::thread thread_;
 };
 
 // A client connection with blocking sends and a few helpers.

@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "server/tls_certificate.h"
+#include "tests/listening_server.h"
 #include "tests/test_support.h"
 
 namespace net = boost::asio;
@@ -19,48 +20,7 @@ using tcp = net::ip::tcp;
 
 namespace {
 
-constexpr char kKey[] = "C2y6yDjf5/R+ob0N8A7Cgv30VRDJIWEHLM+4QDU5DE2nQ9nDuVTqobD4b8mGGyPMbIZnqyMsEcaGQy67XIw/Jw==";
-
-// A server on a free port, run on a background thread for the life of the test.
-class RunningServer {
- public:
-  explicit RunningServer(bool tls) {
-    auto store = cosmos::storage::Store::Open({});
-    REQUIRE_OK(store);
-    account_ = std::make_unique<cosmos::engine::Account>(std::move(store).value());
-    cosmos::server::ServerOptions options;
-    options.port = 0;
-    options.threads = 2;
-    if (tls) {
-      auto material = cosmos::server::GenerateSelfSignedCertificate();
-      REQUIRE_OK(material);
-      options.certificate_pem = material->certificate_pem;
-      options.private_key_pem = material->private_key_pem;
-    }
-    cosmos::server::HandlerOptions handler_options;
-    handler_options.certificate_pem = options.certificate_pem;
-    handler_ = std::make_unique<cosmos::server::RequestHandler>(
-        *account_, cosmos::server::MasterKeyAuth::Create(kKey).value(), handler_options);
-    server_ = std::make_unique<cosmos::server::HttpServer>(options, *handler_);
-    REQUIRE_OK(server_->Listen());
-    port_ = server_->BoundPort();
-    thread_ = std::thread([this] { server_->Run(); });
-  }
-  ~RunningServer() {
-    server_->Shutdown();
-    thread_.join();
-  }
-  unsigned short port() const { return port_; }
-  void Shutdown() { server_->Shutdown(); }
-  void Join() { thread_.join(); }
-
- private:
-  std::unique_ptr<cosmos::engine::Account> account_;
-  std::unique_ptr<cosmos::server::RequestHandler> handler_;
-  std::unique_ptr<cosmos::server::HttpServer> server_;
-  unsigned short port_ = 0;
-  std::thread thread_;
-};
+using RunningServer = cosmos::testing::ListeningServer;
 
 http::response<http::string_body> Exchange(beast::tcp_stream& stream, http::request<http::string_body>& request) {
   request.prepare_payload();
