@@ -347,7 +347,7 @@ TEST_CASE("the WAL file stays bounded while reads never pause", "[store]") {
   };
   std::thread reader1(read_constantly), reader2(read_constantly);
   uintmax_t largest = 0;
-  for (int64_t seq = 1; seq <= 12000; ++seq) {
+  for (int64_t seq = 1; seq <= 20000; ++seq) {
     auto write = store->BeginWrite();
     REQUIRE_OK(write);
     REQUIRE_OK(write->InsertDocument(container, Document(seq, "[\"p\"]", std::to_string(seq), body)));
@@ -358,11 +358,13 @@ TEST_CASE("the WAL file stays bounded while reads never pause", "[store]") {
   reader1.join();
   reader2.join();
   CHECK(failed_reads == 0);
-  // 12,000 commits write about 200 MB of WAL frames.
+  // 20,000 commits write about 330 MB of WAL frames; before the writer waited for the reads, the
+  // file reached 38-87 MB after 12,000 of them.
   INFO("largest WAL file: " << largest << " bytes");
   // The writer waits for the reads to restart the WAL 1,000 pages past its threshold (14 MB);
-  // under a loaded machine a wait may time out, and the next is 1,000 pages further.
-  CHECK(largest < (2500u + 3000u) * (4096u + 24u));  // pages with their frame headers
+  // on a loaded machine (a reader thread descheduled inside its read) a wait may time out, and
+  // the next is 1,000 pages further: 27 MB was seen under a parallel ctest beside a soak.
+  CHECK(largest < (2500u + 7500u) * (4096u + 24u));  // pages with their frame headers: 41 MB
 }
 
 // After a burst of writes the WAL can be large (up to wal_restart_pages); once writes pause, the

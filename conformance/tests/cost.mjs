@@ -404,6 +404,7 @@ export default [
 
       let throttled = null;
       let accepted = 0;
+      const started = Date.now();
       for (let i = 0; i < 200 && !throttled; i++) {
         try {
           await container.items.create(wideItem(`h${i}`, "hot"));
@@ -414,7 +415,11 @@ export default [
         }
       }
       a.ok(throttled, `the hot partition was never throttled after ${accepted} writes`);
-      a.ok(accepted >= 5 && accepted <= 40, `about 100 RU/s of ~7 RU writes were accepted: ${accepted}`);
+      // The budget refills while the loop runs: on a loaded machine (slow writes) more get in.
+      const seconds = (Date.now() - started) / 1000;
+      const most = Math.max(40, Math.ceil((seconds + 1) * 20));
+      a.ok(accepted >= 5 && accepted <= most,
+        `about 100 RU/s of ~7 RU writes were accepted: ${accepted} in ${seconds.toFixed(2)} s (at most ${most})`);
       a.eq(throttled.error.substatus, 3200, "substatus");
       const retryAfter = Number(throttled.error.headers?.["x-ms-retry-after-ms"] ?? throttled.error.retryAfterInMs);
       a.ok(retryAfter > 0 && retryAfter <= 1000, `x-ms-retry-after-ms: ${retryAfter}`);
