@@ -28,6 +28,10 @@ import sys
 import tempfile
 import time
 
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "hostile"))
+from wire import close_all  # noqa: E402
+
 DESCRIPTOR_LIMIT = 64
 HELD = 100
 CPU_WINDOW = 3.0
@@ -91,14 +95,6 @@ def connect(port, payload=b""):
     if payload:
         sock.sendall(payload)
     return sock
-
-
-def close_all(sockets):
-    for sock in sockets:
-        try:
-            sock.close()
-        except OSError:
-            pass
 
 
 class Newcomers:

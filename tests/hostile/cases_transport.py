@@ -11,6 +11,7 @@ import socket
 import time
 
 from corpus import Case, pk_header, to_json
+from wire import close_all
 
 GROUP = "transport"
 CLOSE_WITHIN = 10  # seconds; the server's idle timeout is 120 s, its TLS shutdown timeout 5 s
@@ -71,14 +72,6 @@ def hold_open(runner, pieces, connections=1):
         sock.sendall(pieces)
         held.append(sock)
     return held
-
-
-def close_all(sockets):
-    for sock in sockets:
-        try:
-            sock.close()
-        except OSError:
-            pass
 
 
 def served_while_held(runner, pieces_of, connections=1):

@@ -220,6 +220,15 @@ def _read_chunked(sock, buffer, deadline):
         buffer = buffer[size + 2:]
 
 
+def close_all(sockets):
+    """Closes every socket, ignoring those already reset."""
+    for sock in sockets:
+        try:
+            sock.close()
+        except OSError:
+            pass
+
+
 def exchange(endpoint, data, timeout, is_head=False):
     """Sends one request on a new connection and reads the response.
     Raises TimedOut, NoResponse, or OSError (cannot connect)."""
