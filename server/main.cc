@@ -10,10 +10,13 @@
 #include <fstream>
 #include <sstream>
 #include <thread>
+#include <vector>
 
 #include "engine/account.h"
 #include "engine/maintenance/background_worker.h"
 #include "server/http_server.h"
+#include "server/official_emulator_settings.h"
+#include "server/readiness_probe.h"
 #include "server/request_handler.h"
 #include "server/tls_certificate.h"
 
@@ -22,6 +25,12 @@ namespace {
 constexpr char kEmulatorKey[] =
     "C2y6yDjf5/R+ob0N8A7Cgv30VRDJIWEHLM+4QDU5DE2nQ9nDuVTqobD4b8mGGyPMbIZnqyMsEcaGQy67XIw/Jw==";
 constexpr char kDatabaseFile[] = "cosmolite.db";
+// Where the official (classic) emulator image keeps its certificate; Testcontainers for Python
+// copies it out of the container from there.
+constexpr char kOfficialCertificatePath[] =
+    "/tmp/cosmos/appdata/.system/profiles/Client/AppData/Local/CosmosDBEmulator/emulator.pem";
+// The official vNext image keeps its data there.
+constexpr char kOfficialDataPath[] = "/data";
 
 struct Flags {
   unsigned short port = 8081;
@@ -33,6 +42,8 @@ struct Flags {
   bool no_tls = false;
   std::string cert;
   std::string cert_key;
+  std::vector<std::string> cert_hosts;
+  std::string cert_export;
   int threads = static_cast<int>(std::max(2u, std::thread::hardware_concurrency()));
   int workers = 4;
   int query_time_limit_s = 30;
@@ -45,6 +56,8 @@ struct Flags {
   bool rate_limit = false;
   std::string advertise_host = "127.0.0.1";
   size_t max_connections = 0;  // 0: DefaultMaxConnections of the descriptor limit
+  bool official_emulator_env = false;
+  bool probe = false;
 };
 
 int Fail(const std::string& message) {
@@ -62,6 +75,48 @@ std::optional<std::string> ReadKeyFile(const std::string& path) {
   size_t first = key.find_first_not_of(" \t\r\n");
   if (first == std::string::npos) return std::string();
   return key.substr(first, key.find_last_not_of(" \t\r\n") - first + 1);
+}
+
+// Writes the certificate clients trust where a user (or Testcontainers) can copy it from.
+void ExportCertificate(const std::string& path, const std::string& pem) {
+  std::error_code ec;
+  std::filesystem::create_directories(std::filesystem::path(path).parent_path(), ec);
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out << pem;
+  out.close();
+  if (!out) {
+    spdlog::warn("--cert-export: cannot write {}", path);
+    return;
+  }
+  std::filesystem::permissions(path, std::filesystem::perms::owner_read | std::filesystem::perms::owner_write |
+                                         std::filesystem::perms::group_read | std::filesystem::perms::others_read,
+                               ec);
+}
+
+// The official images' settings, for every flag given neither on the command line nor by its
+// COSMOLITE_ variable; and their defaults: every interface, data in /data, the certificate where
+// the classic image keeps it. Returns the variables that were set but mean nothing here.
+cosmos::Result<std::vector<std::string>> ApplyOfficialEmulatorSettings(CLI::App& app, Flags& flags) {
+  auto settings = cosmos::server::ReadOfficialEmulatorSettings([](const std::string& name) -> std::optional<std::string> {
+    const char* value = std::getenv(name.c_str());
+    return value ? std::optional<std::string>(value) : std::nullopt;
+  });
+  if (!settings.ok()) return settings.status();
+  auto unset = [&app](const char* flag) { return app.get_option(flag)->count() == 0; };
+  if (unset("--host")) flags.host = "0.0.0.0";
+  if (unset("--port") && settings->port) flags.port = *settings->port;
+  if (unset("--no-tls") && settings->plain_http) flags.no_tls = *settings->plain_http;
+  if (unset("--in-memory") && settings->persistence) flags.in_memory = !*settings->persistence;
+  if (unset("--data-dir")) flags.data_dir = settings->data_dir.value_or(kOfficialDataPath);
+  if (unset("--key") && unset("--key-file")) {
+    if (settings->key) flags.key = *settings->key;
+    else if (settings->key_file) flags.key_file = *settings->key_file;
+  }
+  if (unset("--log-level") && settings->log_level) flags.log_level = *settings->log_level;
+  if (unset("--advertise-host") && settings->advertise_host) flags.advertise_host = *settings->advertise_host;
+  if (unset("--cert-export")) flags.cert_export = kOfficialCertificatePath;
+  for (const std::string& name : settings->certificate_names) flags.cert_hosts.push_back(name);
+  return settings->ignored;
 }
 
 // How logs name the account key: never the key itself, unless it is the public emulator key.
@@ -142,10 +197,47 @@ int main(int argc, char** argv) {
                  "limit at start) less a reserve for the data file and the threads, at most 10000")
       ->envname("COSMOLITE_MAX_CONNECTIONS")
       ->check(CLI::Range(size_t{1}, size_t{1000000}));
+  app.add_option("--cert-hosts", flags.cert_hosts,
+                 "more names and addresses the server certificate is valid for, comma-separated (a compose "
+                 "service name, a load balancer's address); it always names localhost, 127.0.0.1, ::1, the host "
+                 "name and the address of every interface")
+      ->envname("COSMOLITE_CERT_HOSTS")
+      ->delimiter(',');
+  app.add_option("--cert-export", flags.cert_export,
+                 "also write the certificate clients should trust (the one /_explorer/emulator.pem serves) to "
+                 "this file at start")
+      ->envname("COSMOLITE_CERT_EXPORT");
+  app.add_flag("--official-emulator-env", flags.official_emulator_env,
+               "behave as Microsoft's emulator images: read their environment variables (PORT, PROTOCOL, "
+               "DATA_PATH, KEY_FILE, LOG_LEVEL, GATEWAY_PUBLIC_ENDPOINT, AZURE_COSMOS_EMULATOR_KEY, "
+               "_ENABLE_DATA_PERSISTENCE, _IP_ADDRESS_OVERRIDE) for flags not given otherwise, listen on "
+               "0.0.0.0, keep data in /data, and print the readiness lines Testcontainers waits for. "
+               "cosmolite's Docker image sets it")
+      ->envname("COSMOLITE_OFFICIAL_EMULATOR_ENV");
+  app.add_flag("--probe", flags.probe,
+               "do not serve: ask the server these flags describe whether it is ready (GET /ready over "
+               "loopback) and exit 0 if so, 1 if not; the Docker image's HEALTHCHECK");
   CLI11_PARSE(app, argc, argv);
+
+  std::vector<std::string> ignored_settings;
+  if (flags.official_emulator_env) {
+    auto applied = ApplyOfficialEmulatorSettings(app, flags);
+    if (!applied.ok()) {
+      std::fprintf(stderr, "cosmolite: %s\n", applied.status().message().c_str());
+      return 1;
+    }
+    ignored_settings = std::move(applied).value();
+  }
+  if (flags.probe) {
+    std::string problem;
+    if (cosmos::server::ProbeReady(flags.host, flags.port, std::chrono::seconds(3), problem)) return 0;
+    std::fprintf(stderr, "cosmolite --probe: not ready: %s\n", problem.c_str());
+    return 1;
+  }
 
   spdlog::set_level(spdlog::level::from_str(flags.log_level));
   spdlog::set_pattern("%Y-%m-%dT%H:%M:%S.%e %^%l%$ %v");
+  for (const std::string& setting : ignored_settings) spdlog::info("ignored: {}", setting);
   // Every connection holds a descriptor: the soft limit (often 1,024) goes up to the hard limit
   // before the data file and the listener take theirs.
   cosmos::server::DescriptorLimit descriptors = cosmos::server::RaiseDescriptorLimit();
@@ -213,16 +305,19 @@ int main(int argc, char** argv) {
                  "or close idle ones", flags.max_connections, descriptors.now);
   }
   std::string certificate_path = "none (plain HTTP)";
+  cosmos::server::HandlerOptions handler_options;
   if (!flags.no_tls) {
-    auto tls = cosmos::server::LoadOrCreateCertificate(flags.cert, flags.cert_key, data_dir);
+    auto names = cosmos::server::LocalCertificateNames(flags.cert_hosts);
+    if (!names.ok()) return Fail("--cert-hosts: " + names.status().message());
+    auto tls = cosmos::server::LoadOrCreateCertificate(flags.cert, flags.cert_key, data_dir, *names);
     if (!tls.ok()) return Fail(tls.status().message());
     server_options.certificate_pem = tls->certificate_pem;
     server_options.private_key_pem = tls->private_key_pem;
-    certificate_path = tls->certificate_path;
+    handler_options.authority_pem = tls->authority_pem;
+    certificate_path = tls->authority_path;
+    if (!flags.cert_export.empty()) ExportCertificate(flags.cert_export, tls->authority_pem);
   }
 
-  cosmos::server::HandlerOptions handler_options;
-  handler_options.certificate_pem = server_options.certificate_pem;
   handler_options.advertised_host = flags.advertise_host;
   handler_options.listen_port = flags.port;
   cosmos::server::RequestHandler handler(account, std::move(auth).value(), handler_options);
@@ -234,6 +329,12 @@ int main(int argc, char** argv) {
   spdlog::info("cosmolite ready in {:.1f} ms: endpoint {}://{}:{}/ key: {}; certificate {} data {}", ready_ms,
                scheme, flags.host, server.BoundPort(), DescribeKey(flags.key), certificate_path,
                flags.in_memory ? std::string("in memory") : store_options.path);
+  if (flags.official_emulator_env) {
+    // The lines the Testcontainers modules wait for: Node's "Now listening on: ", and Java's
+    // ".*Started\r\n$" (a carriage return before the newline), which .NET's and Python's match too.
+    spdlog::info("Now listening on: {}://{}:{}", scheme, flags.host, server.BoundPort());
+    spdlog::info("Started\r");
+  }
   server.Run();
   spdlog::info("cosmolite stopped");
   return 0;

@@ -31,6 +31,20 @@ std::string NewActivityId() {
   return text;
 }
 
+// What /_explorer/ shows until the data explorer is served: where the endpoint and its
+// certificate are. (Testcontainers for Python waits for this page over HTTPS.)
+std::string ExplorerLandingPage(bool tls) {
+  std::string page =
+      "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>cosmolite</title></head><body>\n"
+      "<h1>cosmolite</h1>\n<p>A local Azure Cosmos DB (NoSQL API) emulator. Point an SDK at this address with the "
+      "emulator's account key.</p>\n";
+  page += tls ? "<p>Trust <a href=\"/_explorer/emulator.pem\">emulator.pem</a>, the certificate authority that "
+                "issued this server's certificate.</p>\n"
+              : "<p>TLS is off: this server speaks plain HTTP.</p>\n";
+  page += "<p>The data explorer is not served yet.</p>\n</body></html>\n";
+  return page;
+}
+
 }  // namespace
 
 RequestHandler::RequestHandler(engine::Account& account, MasterKeyAuth auth, HandlerOptions options)
@@ -69,9 +83,14 @@ RequestContext RequestHandler::Inspect(const HttpRequest& request, bool parse_it
     return context;
   }
   if (request.method == "GET" && path_text == "/_explorer/emulator.pem") {
-    context.operational = options_.certificate_pem.empty()
+    context.operational = options_.authority_pem.empty()
                               ? PlainText(404, "text/plain", "TLS is off\n")
-                              : PlainText(200, "application/x-pem-file", options_.certificate_pem);
+                              : PlainText(200, "application/x-pem-file", options_.authority_pem);
+    return context;
+  }
+
+  if (request.method == "GET" && (path_text == "/_explorer/" || path_text == "/_explorer/index.html")) {
+    context.operational = PlainText(200, "text/html; charset=utf-8", ExplorerLandingPage(!options_.authority_pem.empty()));
     return context;
   }
 

@@ -20,7 +20,7 @@
 namespace cosmos::server {
 
 struct HandlerOptions {
-  std::string certificate_pem;  // served at /_explorer/emulator.pem; empty without TLS
+  std::string authority_pem;  // the certificate clients trust, served at /_explorer/emulator.pem; empty without TLS
   // GET / advertises the account's read and write location as {scheme}://{advertised_host}:{port}/,
   // the port the client connected to (its Host header), else listen_port. The official emulator
   // advertises 127.0.0.1; a container's clients may need another name (--advertise-host).

@@ -30,15 +30,17 @@ class ListeningServer {
     cosmos::server::ServerOptions options;
     options.port = 0;
     options.threads = 2;
+    std::string authority_pem;  // what /_explorer/emulator.pem serves
     if (tls) {
       auto material = cosmos::server::GenerateSelfSignedCertificate();
       REQUIRE_OK(material);
       options.certificate_pem = material->certificate_pem;
       options.private_key_pem = material->private_key_pem;
+      authority_pem = material->authority_pem;
     }
     if (configure) configure(options);
     cosmos::server::HandlerOptions handler_options;
-    handler_options.certificate_pem = options.certificate_pem;
+    handler_options.authority_pem = authority_pem;
     handler_ = std::make_unique<cosmos::server::RequestHandler>(
         *account_, cosmos::server::MasterKeyAuth::Create(kListeningServerKey).value(), handler_options);
     server_ = std::make_unique<cosmos::server::HttpServer>(options, *handler_);

@@ -6,13 +6,17 @@ import { makeClient } from "../lib/context.mjs";
 import { httpGet } from "../lib/server.mjs";
 import { rawRequest } from "../lib/raw.mjs";
 
-function peerCertificate(endpoint) {
+// The certificate the TLS handshake presents, and whether the handshake verified it against `ca`.
+function handshake(endpoint, { ca, servername } = {}) {
   const url = new URL(endpoint);
   return new Promise((resolve, reject) => {
-    const socket = tls.connect({ host: url.hostname, port: Number(url.port), rejectUnauthorized: false, servername: "localhost" }, () => {
-      const cert = socket.getPeerCertificate();
+    const options = { host: url.hostname, port: Number(url.port), servername: servername ?? "localhost", rejectUnauthorized: false };
+    if (ca) options.ca = ca;
+    const socket = tls.connect(options, () => {
+      const certificate = socket.getPeerX509Certificate();
+      const result = { certificate, authorized: socket.authorized, error: socket.authorizationError };
       socket.end();
-      resolve(cert);
+      resolve(result);
     });
     socket.on("error", reject);
   });
@@ -30,16 +34,21 @@ export default [
     },
   },
   {
-    name: "GET /_explorer/emulator.pem returns the certificate the TLS handshake presents",
+    name: "GET /_explorer/emulator.pem returns the authority that issued the certificate the TLS handshake presents",
     requires: ["emulator", "tls"],
     async run(ctx) {
       const response = await httpGet(`${ctx.endpoint}_explorer/emulator.pem`, 2000);
       a.status(response, 200, "GET emulator.pem");
       a.match(response.body, /^-----BEGIN CERTIFICATE-----\r?\n[A-Za-z0-9+/=\r\n]+-----END CERTIFICATE-----/, "PEM body");
-      const served = new crypto.X509Certificate(response.body);
-      const presented = await peerCertificate(ctx.endpoint);
-      a.eq(presented.fingerprint256, served.fingerprint256, "certificate fingerprint");
-      a.ok(served.checkHost("localhost") || served.checkIP("127.0.0.1"), "certificate names localhost or 127.0.0.1");
+      const authority = new crypto.X509Certificate(response.body);
+      a.ok(authority.ca, "the downloaded certificate is a certificate authority");
+      const trusted = await handshake(ctx.endpoint, { ca: response.body });
+      a.ok(trusted.authorized, `the handshake verifies against emulator.pem (${trusted.error})`);
+      a.ok(trusted.certificate.checkIssued(authority) && trusted.certificate.verify(authority.publicKey), "issued by the authority");
+      a.ok(trusted.certificate.checkHost("localhost"), "the server certificate names localhost");
+      a.ok(trusted.certificate.checkIP("127.0.0.1"), "the server certificate names 127.0.0.1");
+      const untrusted = await handshake(ctx.endpoint);
+      a.ok(!untrusted.authorized, "without emulator.pem the handshake is not trusted");
     },
   },
   {
@@ -64,7 +73,7 @@ export default [
     async run(ctx) {
       let failed = false;
       try {
-        await peerCertificate(ctx.endpoint);
+        await handshake(ctx.endpoint);
       } catch {
         failed = true;
       }
