@@ -1,9 +1,14 @@
 #!/usr/bin/env bash
 # Installs the Debian 12 packages cosmolite builds and tests with.
+#   install-deps.sh            what `make run` and `make test` need: the build, and the SDK suites' runtimes
+#   install-deps.sh build      the build alone (the Docker image's build stage)
+#   install-deps.sh container  a container runtime (podman, runc) for the Docker image's test
 # Idempotent: when every package is already present it does nothing (no apt-get update).
 set -euo pipefail
+mode="${1:-all}"
+case "$mode" in all|build|container) ;; *) echo "install-deps: unknown mode '$mode'" >&2; exit 2 ;; esac
 
-packages=(
+build_packages=(
   build-essential cmake pkg-config
   libboost-dev            # Boost.Beast / Asio (header-only, 1.74)
   libssl-dev              # TLS and HMAC-SHA256
@@ -18,27 +23,38 @@ packages=(
   openssl
 )
 
+# Debian's podman runs images as root on these machines (builds with --isolation chroot); runc is
+# the runtime it starts them with.
+container_packages=(podman runc)
+
+case "$mode" in
+  container) packages=("${container_packages[@]}") ;;
+  *) packages=("${build_packages[@]}") ;;
+esac
+
 missing=()
 for pkg in "${packages[@]}"; do
   if ! dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed"; then
     missing+=("$pkg")
   fi
 done
-# The conformance suite needs Node.js and npm, the bench scripts Python 3; keep the ones the
-# machine already has.
-if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
-  missing+=(nodejs npm)
+if [ "$mode" = all ]; then
+  # The conformance suite needs Node.js and npm, the bench scripts Python 3; keep the ones the
+  # machine already has.
+  if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
+    missing+=(nodejs npm)
+  fi
+  if ! command -v python3 >/dev/null 2>&1; then
+    missing+=(python3 python3-venv)
+  elif ! python3 -c 'import ensurepip, venv' >/dev/null 2>&1; then
+    missing+=(python3-venv)       # the Python conformance suite's venv
+  fi
+  # The Java conformance suite: a JDK (17 on Debian 12) and Maven.
+  if ! command -v javac >/dev/null 2>&1; then missing+=(default-jdk-headless); fi
+  if ! command -v mvn >/dev/null 2>&1; then missing+=(maven); fi
+  # The Go suite fetches its toolchain with curl when the machine has no Go >= 1.25 (scripts/go-toolchain.sh).
+  if ! command -v curl >/dev/null 2>&1; then missing+=(curl); fi
 fi
-if ! command -v python3 >/dev/null 2>&1; then
-  missing+=(python3 python3-venv)
-elif ! python3 -c 'import ensurepip, venv' >/dev/null 2>&1; then
-  missing+=(python3-venv)       # the Python conformance suite's venv
-fi
-# The Java conformance suite: a JDK (17 on Debian 12) and Maven.
-if ! command -v javac >/dev/null 2>&1; then missing+=(default-jdk-headless); fi
-if ! command -v mvn >/dev/null 2>&1; then missing+=(maven); fi
-# The Go suite fetches its toolchain with curl when the machine has no Go >= 1.25 (scripts/go-toolchain.sh).
-if ! command -v curl >/dev/null 2>&1; then missing+=(curl); fi
 
 if [ ${#missing[@]} -eq 0 ]; then
   exit 0

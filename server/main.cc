@@ -113,7 +113,7 @@ cosmos::Result<std::vector<std::string>> ApplyOfficialEmulatorSettings(CLI::App&
     else if (settings->key_file) flags.key_file = *settings->key_file;
   }
   if (unset("--log-level") && settings->log_level) flags.log_level = *settings->log_level;
-  if (unset("--advertise-host") && settings->advertise_host) flags.advertise_host = *settings->advertise_host;
+  if (unset("--advertise-host")) flags.advertise_host = settings->advertise_host.value_or("");
   if (unset("--cert-export")) flags.cert_export = kOfficialCertificatePath;
   for (const std::string& name : settings->certificate_names) flags.cert_hosts.push_back(name);
   return settings->ignored;
@@ -188,7 +188,8 @@ int main(int argc, char** argv) {
       ->envname("COSMOLITE_RATE_LIMIT");
   app.add_option("--advertise-host", flags.advertise_host,
                  "host name or address GET / advertises as the account's read and write location, with the port "
-                 "the client connected to (the official emulator advertises 127.0.0.1)")
+                 "the client connected to (the official emulator advertises 127.0.0.1); empty: the host the client "
+                 "named in its Host header (the default with --official-emulator-env)")
       ->envname("COSMOLITE_ADVERTISE_HOST")
       ->capture_default_str();
   app.add_option("--max-connections", flags.max_connections,

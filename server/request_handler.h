@@ -23,7 +23,8 @@ struct HandlerOptions {
   std::string authority_pem;  // the certificate clients trust, served at /_explorer/emulator.pem; empty without TLS
   // GET / advertises the account's read and write location as {scheme}://{advertised_host}:{port}/,
   // the port the client connected to (its Host header), else listen_port. The official emulator
-  // advertises 127.0.0.1; a container's clients may need another name (--advertise-host).
+  // advertises 127.0.0.1; a container's clients may need another name (--advertise-host). Empty:
+  // the host named in the request's Host header.
   std::string advertised_host = "127.0.0.1";
   unsigned short listen_port = 8081;
   // Clock for signature dates; replaceable in tests.

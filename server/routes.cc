@@ -37,11 +37,22 @@ std::optional<std::string> PortOf(const std::string& host) {
   return host.substr(colon + 1);
 }
 
+// The host of a Host header without its port ("[v6]" keeps its brackets); "localhost" without one.
+std::string HostNameOf(const std::string& host) {
+  std::optional<std::string> port = PortOf(host);
+  std::string name = port ? host.substr(0, host.size() - port->size() - 1) : host;
+  return name.empty() ? "localhost" : name;
+}
+
 Result<HttpResponse> ReadAccount(const RouteCall& call) {
   // As the official emulator: the SDKs send later requests to this location, and some (Go's
-  // global-endpoint tests, Python's multi-region ones) rely on its literal value.
-  std::optional<std::string> port = PortOf(call.request.headers.Get(headers::kHost).value_or(""));
-  std::string endpoint = (call.request.secure ? "https://" : "http://") + call.options.advertised_host + ":" +
+  // global-endpoint tests, Python's multi-region ones) rely on its literal value. Without an
+  // advertised host (a container's default), the location is the host the client named, which
+  // every client can reach: the published port on the host, the service name in a compose network.
+  std::string host_header = call.request.headers.Get(headers::kHost).value_or("");
+  std::optional<std::string> port = PortOf(host_header);
+  std::string host = call.options.advertised_host.empty() ? HostNameOf(host_header) : call.options.advertised_host;
+  std::string endpoint = (call.request.secure ? "https://" : "http://") + host + ":" +
                          port.value_or(std::to_string(call.options.listen_port)) + "/";
   Json location = {{"name", "South Central US"}, {"databaseAccountEndpoint", endpoint}};
   Json query_engine = {{"maxSqlQueryInputLength", 262144},

@@ -47,6 +47,20 @@ TEST_CASE("the account document advertises 127.0.0.1 with the port the client us
   CHECK(Json::parse(account["queryEngineConfiguration"].get<std::string>()).contains("maxJoinsPerSqlQuery"));
 }
 
+TEST_CASE("without an advertised host, the account document advertises the host the client named",
+          "[handler]") {
+  Emulator emulator({}, [](cosmos::server::HandlerOptions& options) { options.advertised_host = ""; });
+  auto endpoint_for = [&emulator](const std::string& host) {
+    auto response = emulator.Call("GET", "/", "", {{"host", host}});
+    return Json::parse(response.body)["writableLocations"][0]["databaseAccountEndpoint"].get<std::string>();
+  };
+  CHECK(endpoint_for("cosmolite:8081") == "http://cosmolite:8081/");      // a compose service name
+  CHECK(endpoint_for("localhost:49153") == "http://localhost:49153/");    // a published port
+  CHECK(endpoint_for("[::1]:8081") == "http://[::1]:8081/");
+  CHECK(endpoint_for("10.88.0.7") == "http://10.88.0.7:8081/");
+  CHECK(endpoint_for("") == "http://localhost:8081/");
+}
+
 TEST_CASE("databases: create, conflict, read, list, delete", "[handler]") {
   Emulator emulator;
   auto created = emulator.Call("POST", "/dbs", R"({"id":"db1"})");

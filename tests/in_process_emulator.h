@@ -2,6 +2,8 @@
 // RequestHandler, answering signed requests as the server does, without sockets.
 #pragma once
 
+#include <functional>
+
 #include <memory>
 #include <string>
 #include <utility>
@@ -25,8 +27,9 @@ inline constexpr int64_t kNow = 1796209200;
 
 class Emulator {
  public:
-  // In memory unless `store_options` names a file.
-  explicit Emulator(const cosmos::storage::StoreOptions& store_options = {}) {
+  // In memory unless `store_options` names a file; `configure` adjusts the handler's options.
+  explicit Emulator(const cosmos::storage::StoreOptions& store_options = {},
+                    const std::function<void(cosmos::server::HandlerOptions&)>& configure = {}) {
     auto store = cosmos::storage::Store::Open(store_options);
     REQUIRE_OK(store);
     account_ = std::make_unique<cosmos::engine::Account>(std::move(store).value());
@@ -34,6 +37,7 @@ class Emulator {
     REQUIRE_OK(auth);
     cosmos::server::HandlerOptions options;
     options.now_seconds = [] { return kNow; };
+    if (configure) configure(options);
     handler_ = std::make_unique<RequestHandler>(*account_, std::move(auth).value(), options);
   }
 
