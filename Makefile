@@ -5,7 +5,7 @@ BUILD_TYPE ?= Release
 JOBS ?= 2
 ARGS ?=
 
-.PHONY: all deps configure build build-all run test unit conformance-deps clean
+.PHONY: all deps configure build build-all run test unit conformance-deps container-deps clean
 
 all: build
 
@@ -33,8 +33,14 @@ conformance-deps:
 	@bash conformance/java/install.sh
 	@bash conformance/go/install.sh
 
-# Unit tests, then the SDK conformance suites (JavaScript, Python, Java, Go) against the freshly built binary.
-test: build-all conformance-deps
+# A container runtime for the Docker image's test (podman); where it cannot be installed, that test
+# says so and is skipped.
+container-deps:
+	@bash scripts/install-deps.sh container || echo "make: no container runtime installed; the docker_image test will be skipped"
+
+# Unit tests, then the SDK conformance suites (JavaScript, Python, Java, Go) against the freshly built
+# binary, and the Docker image built from it.
+test: build-all conformance-deps container-deps
 	@cd $(BUILD_DIR) && ctest --output-on-failure -j$(JOBS)
 
 unit: build-all

@@ -24,8 +24,9 @@ build_packages=(
 )
 
 # Debian's podman runs images as root on these machines (builds with --isolation chroot); runc is
-# the runtime it starts them with.
-container_packages=(podman runc)
+# the runtime it starts them with, netavark and aardvark-dns give containers a network where they
+# find each other by name, iptables publishes their ports.
+container_packages=(podman runc netavark aardvark-dns iptables catatonit)
 
 case "$mode" in
   container) packages=("${container_packages[@]}") ;;
