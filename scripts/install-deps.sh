@@ -19,6 +19,7 @@ build_packages=(
   catch2                  # Catch2 v2 unit tests
   antlr4                  # ANTLR 4.7.2 tool: generates the query parser at build time (pulls a JRE)
   libantlr4-runtime-dev   # ANTLR 4.9 C++ runtime
+  uuid-dev                # the ANTLR runtime's CMake package links libuuid, but the package does not depend on it
   libpcre2-dev            # PCRE2: RegexMatch speaks the service's PCRE dialect
   openssl
 )
