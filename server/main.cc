@@ -212,7 +212,8 @@ int main(int argc, char** argv) {
                "behave as Microsoft's emulator images: read their environment variables (PORT, PROTOCOL, "
                "DATA_PATH, KEY_FILE, LOG_LEVEL, GATEWAY_PUBLIC_ENDPOINT, AZURE_COSMOS_EMULATOR_KEY, "
                "_ENABLE_DATA_PERSISTENCE, _IP_ADDRESS_OVERRIDE) for flags not given otherwise, listen on "
-               "0.0.0.0, keep data in /data, and print the readiness lines Testcontainers waits for. "
+               "0.0.0.0, keep data in /data, advertise the host each client named, and print the readiness "
+               "lines Testcontainers waits for. "
                "cosmolite's Docker image sets it")
       ->envname("COSMOLITE_OFFICIAL_EMULATOR_ENV");
   app.add_flag("--probe", flags.probe,
@@ -333,8 +334,15 @@ int main(int argc, char** argv) {
   if (flags.official_emulator_env) {
     // The lines the Testcontainers modules wait for: Node's "Now listening on: ", and Java's
     // ".*Started\r\n$" (a carriage return before the newline), which .NET's and Python's match too.
-    spdlog::info("Now listening on: {}://{}:{}", scheme, flags.host, server.BoundPort());
-    spdlog::info("Started\r");
+    // Printed at any log level: a quiet container must still be seen to start.
+    std::string listening = fmt::format("Now listening on: {}://{}:{}", scheme, flags.host, server.BoundPort());
+    if (spdlog::should_log(spdlog::level::info)) {
+      spdlog::info("{}", listening);
+      spdlog::info("Started\r");
+    } else {
+      std::fprintf(stdout, "%s\nStarted\r\n", listening.c_str());
+      std::fflush(stdout);
+    }
   }
   server.Run();
   spdlog::info("cosmolite stopped");

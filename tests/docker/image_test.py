@@ -12,8 +12,8 @@ file system laid out by docker/collect-rootfs.sh), then:
    and queries over HTTPS (docker/example-app/app.mjs);
 4. the same app in another container reaches it by its network alias over HTTPS, as in
    docker/compose.yaml;
-5. stopped (exit status 0) and replaced by a new container on the same volume, the data and the
-   certificate authority are still there;
+5. stopped (exit status 0) and replaced by a new container on the same volume (LOG_LEVEL=quiet,
+   which must not hide the readiness lines), the data and the certificate authority are still there;
 6. with the official vNext image's settings (PORT, PROTOCOL=http) and the classic image's
    AZURE_COSMOS_EMULATOR_ENABLE_DATA_PERSISTENCE=False, it listens where told, speaks plain HTTP and
    keeps nothing in /data.
@@ -226,8 +226,11 @@ def main():
         exit_code = runtime("inspect", "--format", "{{.State.ExitCode}}", first).stdout.strip()
         check(exit_code == "0", f"docker stop ends it with exit status 0 (got {exit_code})")
         runtime("rm", first)
-        runtime(*base, "--name", second, "-p", "127.0.0.1::8081", "-v", f"{volume}:/data", IMAGE)
-        wait_for_line(runtime, second, r"Started\r$")
+        # Quiet, as vNext's LOG_LEVEL=quiet: the readiness lines are printed all the same.
+        runtime(*base, "--name", second, "-e", "LOG_LEVEL=quiet", "-p", "127.0.0.1::8081", "-v", f"{volume}:/data", IMAGE)
+        text = wait_for_line(runtime, second, r"Started\r$")
+        check("cosmolite ready" not in text and "Now listening on: https://0.0.0.0:8081" in text,
+              "with LOG_LEVEL=quiet only the readiness lines are printed")
         port = host_port(runtime, second, 8081)
         status, authority_after = fetch(f"http://127.0.0.1:{port}/_explorer/emulator.pem")
         check(authority_after == authority, "a new container on the same volume serves the same certificate authority")
