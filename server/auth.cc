@@ -187,6 +187,15 @@ std::string MasterKeyAuth::Sign(std::string_view string_to_sign) const {
   return Base64Encode(digest);
 }
 
+bool MasterKeyAuth::IsKey(std::string_view candidate) const {
+  // Keys equal exactly when their HMACs of one message are equal; no key bytes are compared.
+  Result<MasterKeyAuth> other = Create(candidate);
+  if (!other.ok()) return false;
+  constexpr std::string_view kProbe = "cosmolite key check";
+  std::string mine = Sign(kProbe), theirs = other->Sign(kProbe);
+  return mine.size() == theirs.size() && CRYPTO_memcmp(mine.data(), theirs.data(), mine.size()) == 0;
+}
+
 Status MasterKeyAuth::Verify(const HttpRequest& request, std::string_view resource_type,
                              std::string_view resource_link, int64_t now_seconds) const {
   std::optional<std::string> header = request.headers.Get(headers::kAuthorization);

@@ -43,6 +43,10 @@ class MasterKeyAuth {
                                   std::string_view date);
   std::string Sign(std::string_view string_to_sign) const;
 
+  // Whether `candidate` is this key (compared in constant time), for the administration
+  // endpoints' x-cosmolite-key header.
+  bool IsKey(std::string_view candidate) const;
+
   // Checks the request's authorization header. Returns kUnauthorized when it is missing,
   // malformed or signed wrongly (the message quotes the string-to-sign the server used), and
   // kForbidden when the date is more than 15 minutes from `now_seconds`.

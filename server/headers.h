@@ -5,6 +5,7 @@ namespace cosmos::server::headers {
 
 // Request
 inline constexpr char kAuthorization[] = "authorization";
+inline constexpr char kCosmoliteKey[] = "x-cosmolite-key";  // the account key, for /_cosmolite/ alone
 inline constexpr char kMsDate[] = "x-ms-date";
 inline constexpr char kDate[] = "date";
 inline constexpr char kPartitionKey[] = "x-ms-documentdb-partitionkey";

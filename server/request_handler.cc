@@ -98,7 +98,10 @@ RequestContext RequestHandler::Inspect(const HttpRequest& request, bool parse_it
   if (context.activity_id.empty()) context.activity_id = NewActivityId();
 
   context.is_admin = path_text.rfind("/_cosmolite/", 0) == 0;
-  if (context.is_admin) return context;
+  if (context.is_admin) {
+    context.refused = AuthorizeAdmin(request);
+    return context;
+  }
   Result<ResourcePath> path = ResourcePath::Parse(path_text);
   if (!path.ok()) {
     context.refused = path.status();
@@ -189,9 +192,23 @@ std::vector<HttpResponse> RequestHandler::HandleWrites(const std::vector<Prepare
   return responses;
 }
 
-// Administration, outside the Cosmos REST surface (documented in the README), unsigned like
-// /alive: POST /_cosmolite/dbs/{db}/colls/{coll}/pkranges/{id}/split splits a physical partition;
-// GET /_cosmolite/queries lists recent queries with their cost and fan-out.
+Status RequestHandler::AuthorizeAdmin(const HttpRequest& request) const {
+  if (std::optional<std::string> key = request.headers.Get(headers::kCosmoliteKey)) {
+    if (auth_.IsKey(*key)) return Status();
+    return Status::Unauthorized("The x-cosmolite-key header does not hold the account key.");
+  }
+  if (!request.headers.Get(headers::kAuthorization)) {
+    return Status::Unauthorized(
+        "The cosmolite administration endpoints need the account key: send it in the x-cosmolite-key header, "
+        "or sign the request with it as a request for the account (an empty resource type and link).");
+  }
+  return auth_.Verify(request, "", "", options_.now_seconds());
+}
+
+// Administration, outside the Cosmos REST surface (documented in the README), with the account key
+// (AuthorizeAdmin): POST /_cosmolite/dbs/{db}/colls/{coll}/pkranges/{id}/split splits a physical
+// partition; GET /_cosmolite/queries lists recent queries with their cost and fan-out;
+// GET /_cosmolite/partitions reports every container's physical and largest logical partitions.
 Result<HttpResponse> RequestHandler::Admin(const HttpRequest& request, std::string_view path_text) const {
   constexpr std::string_view kPrefix = "/_cosmolite/";
   constexpr std::string_view kSplitSuffix = "/split";

@@ -83,6 +83,9 @@ class RequestHandler {
   // consumed).
   HttpResponse Finish(const HttpRequest& request, RequestContext& context) const;
   // /_cosmolite/...: administration (splits), unsigned like /alive.
+  // The administration endpoints take the account key, in the x-cosmolite-key header (for curl) or
+  // as a master-key signature over an empty resource type and link (as for GET /); 401 otherwise.
+  Status AuthorizeAdmin(const HttpRequest& request) const;
   Result<HttpResponse> Admin(const HttpRequest& request, std::string_view path_text) const;
 
   engine::Account& account_;

@@ -61,6 +61,34 @@ TEST_CASE("without an advertised host, the account document advertises the host 
   CHECK(endpoint_for("") == "http://localhost:8081/");
 }
 
+TEST_CASE("the administration endpoints take the account key, in x-cosmolite-key or as an account signature",
+          "[handler]") {
+  Emulator emulator;
+  emulator.CreateContainer();
+  // Signed() leaves /_cosmolite/ paths unsigned: they name no Cosmos resource.
+  auto unsigned_read = emulator.Call("GET", "/_cosmolite/queries");
+  CHECK(unsigned_read.status == 401);
+  CHECK(Json::parse(unsigned_read.body)["message"].get<std::string>().find("x-cosmolite-key") != std::string::npos);
+  CHECK(emulator.Call("GET", "/_cosmolite/queries", "", {{"x-cosmolite-key", cosmos::testing::kKey}}).status == 200);
+  CHECK(emulator.Call("GET", "/_cosmolite/partitions", "", {{"x-cosmolite-key", cosmos::testing::kKey}}).status == 200);
+  CHECK(emulator.Call("GET", "/_cosmolite/queries", "", {{"x-cosmolite-key", "bm90IHRoZSBrZXk="}}).status == 401);
+  CHECK(emulator.Call("GET", "/_cosmolite/queries", "", {{"x-cosmolite-key", ""}}).status == 401);
+  CHECK(emulator.Call("POST", "/_cosmolite/dbs/db/colls/c/pkranges/0/split").status == 401);
+  // A master-key signature over an empty resource type and link, as for GET /.
+  auto sign = [](const std::string& key, const std::string& verb) {
+    std::string date = cosmos::server::FormatHttpDate(cosmos::testing::kNow);
+    auto auth = MasterKeyAuth::Create(key);
+    return std::vector<std::pair<std::string, std::string>>{
+        {"x-ms-date", date},
+        {"authorization", "type%3Dmaster%26ver%3D1.0%26sig%3D" + auth->Sign(MasterKeyAuth::StringToSign(verb, "", "", date, ""))}};
+  };
+  CHECK(emulator.Call("POST", "/_cosmolite/dbs/db/colls/c/pkranges/0/split", "", sign(cosmos::testing::kKey, "POST")).status == 200);
+  CHECK(emulator.Call("GET", "/_cosmolite/queries", "", sign("bm90IHRoZSBrZXk=", "GET")).status == 401);
+  // Unknown endpoints are 404 only for those who hold the key.
+  CHECK(emulator.Call("GET", "/_cosmolite/nothing").status == 401);
+  CHECK(emulator.Call("GET", "/_cosmolite/nothing", "", {{"x-cosmolite-key", cosmos::testing::kKey}}).status == 404);
+}
+
 TEST_CASE("databases: create, conflict, read, list, delete", "[handler]") {
   Emulator emulator;
   auto created = emulator.Call("POST", "/dbs", R"({"id":"db1"})");

@@ -181,7 +181,7 @@ def expect_no_offer(get_throughput):
 
 
 def admin_post(path):
-    """POST to cosmolite's unsigned admin API (/_cosmolite/...); returns (status, parsed JSON body)."""
+    """POST to cosmolite's admin API (/_cosmolite/...) with the key in x-cosmolite-key; returns (status, parsed JSON body)."""
     import json
     import ssl
     import urllib.error
@@ -189,7 +189,7 @@ def admin_post(path):
     from urllib.parse import quote
     url = ENDPOINT.rstrip("/") + quote(path)
     context = ssl.create_default_context(cafile=CERT_PEM) if TLS and CERT_PEM else None
-    request = urllib.request.Request(url, data=b"", method="POST")
+    request = urllib.request.Request(url, data=b"", method="POST", headers={"x-cosmolite-key": KEY})
     try:
         with urllib.request.urlopen(request, timeout=30, context=context) as response:
             return response.status, json.loads(response.read() or b"null")

@@ -4,8 +4,8 @@
 // per-partition throttling (429/3200 with x-ms-retry-after-ms) under --rate-limit.
 import * as a from "../lib/assert.mjs";
 import { makeClient } from "../lib/context.mjs";
-import { seg } from "../lib/raw.mjs";
-import { ServerProcess, httpGet } from "../lib/server.mjs";
+import { rawRequest, seg } from "../lib/raw.mjs";
+import { ServerProcess } from "../lib/server.mjs";
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const charge = (response) => Number(response.headers["x-ms-request-charge"]);
@@ -445,7 +445,10 @@ export default [
       for (let i = 0; i < 30; i++) await patientContainer.items.create(wideItem(`r${i}`, "hot"));
 
       // The partition report shows where the RU went and which partition was throttled.
-      const report = JSON.parse((await httpGet(`${server.endpoint}_cosmolite/partitions`, 5000)).body);
+      const reportResponse = await rawRequest({ endpoint: server.endpoint, key: server.key },
+        { path: "/_cosmolite/partitions", auth: "none", headers: { "x-cosmolite-key": server.key } });
+      a.status(reportResponse, 200, "GET /_cosmolite/partitions");
+      const report = reportResponse.json;
       const entry = report.containers.find((c) => c.container === "dbs/hot/colls/c");
       a.eq(report.rateLimiting, true, "report: rate limiting on");
       a.eq(entry.throughputPerPartition, 100, "report: RU/s per partition");

@@ -275,8 +275,11 @@ export default [
       a.eq(response.resources.length, 21, "rows");
       const narrowText = `SELECT * FROM c WHERE c.pk = 'p5' AND c.id != '${ctx.uid("q")}'`;
       await container.items.query(narrowText).fetchAll();
-      const log = await ctx.raw({ path: "/_cosmolite/queries", auth: "none" });
-      a.eq(log.status, 200, "GET /_cosmolite/queries");
+      const refused = await ctx.raw({ path: "/_cosmolite/queries", auth: "none" });
+      a.status(refused, 401, "GET /_cosmolite/queries without the key");
+      a.eq(typeof refused.json?.code, "string", "a Cosmos-shaped error");
+      const log = await ctx.raw({ path: "/_cosmolite/queries", auth: "none", headers: { "x-cosmolite-key": ctx.key } });
+      a.eq(log.status, 200, "GET /_cosmolite/queries with x-cosmolite-key");
       const entry = log.json.queries.find((q) => q.query === text);
       a.ok(entry, `the ORDER BY query is listed: ${log.text.slice(0, 400)}`);
       a.eq(entry.physicalPartitions, expectedRanges(ctx), "ranges reached");
@@ -325,7 +328,11 @@ export default [
       const rangeQuery = await queryRange(ctx, database, container, "SELECT c.id FROM c", before[0].id);
 
       const victim = before[0].id;
-      const split = await ctx.raw({ method: "POST", path: `/_cosmolite${containerPath(database, container)}/pkranges/${victim}/split`, auth: "none" });
+      const splitPath = `/_cosmolite${containerPath(database, container)}/pkranges/${victim}/split`;
+      const unsigned = await ctx.raw({ method: "POST", path: splitPath, auth: "none" });
+      a.status(unsigned, 401, "a split without the key");
+      // Signed with the master key as a request for the account (empty resource type and link).
+      const split = await ctx.raw({ method: "POST", path: splitPath, resourceType: "", resourceLink: "" });
       a.eq(split.status, 200, `split: ${split.text}`);
       const after = split.json.PartitionKeyRanges;
       a.eq(after.length, before.length + 1, "one more range");

@@ -5,8 +5,9 @@ operations/partitionkeydelete); any other path is 404, an empty segment is 404, 
 percent escape is 400, and a verb a resource does not serve is 405. Ids are compared after
 percent-decoding, so encoded slashes, '..' and NUL bytes name (missing) resources rather than
 escaping their container. The request line itself is limited by the header limit (64 KB): past
-it the answer is 400 (or 414/431). The /_cosmolite/ administration endpoints are unsigned and
-refuse what they do not understand with 400 or 404.
+it the answer is 400 (or 414/431). The /_cosmolite/ administration endpoints take the account key
+(the x-cosmolite-key header here), refuse a request without it with 401, and refuse what they do not
+understand with 400 or 404.
 """
 from corpus import Case, pk_header, to_json
 
@@ -139,7 +140,7 @@ def cases(target, key):
     found.append(Case("path: raw bytes that are not UTF-8 before a malformed escape", group=GROUP,
                       path=f"/dbs/{target.db}/".encode() + b"\xff%zz", expect=400))
     found.append(Case("admin: raw bytes that are not UTF-8 in a split path", group=GROUP, method="POST", sign=False,
-                      path=b"/_cosmolite/dbs/\xff%zz/colls/x/pkranges/0/split"))
+                      headers={"x-cosmolite-key": key}, path=b"/_cosmolite/dbs/\xff%zz/colls/x/pkranges/0/split"))
     for method, path, body in wrong_methods(target):
         writes = ((target.items, "paths-wrong-method"),) if b"paths-wrong-method" in body else ()
         found.append(Case(f"method: {method} {path.replace(target.db, '{db}')}", group=GROUP, method=method,
@@ -147,5 +148,16 @@ def cases(target, key):
                           writes=writes))
     found.append(Case("method: a 10 KB method name", group=GROUP, method="X" * 10_000, path=target.docs()))
     for what, method, path in admin_paths(target):
-        found.append(Case(f"admin: {what}", group=GROUP, method=method, path=path, sign=False))
+        found.append(Case(f"admin: {what}", group=GROUP, method=method, path=path, sign=False,
+                          headers={"x-cosmolite-key": key}))
+    ranges = f"/_cosmolite/dbs/{target.db}/colls/{target.items}/pkranges/0/split"
+    for what, method, path in (("the query log", "GET", "/_cosmolite/queries"), ("a split", "POST", ranges)):
+        found.append(Case(f"admin: {what} without the key", group=GROUP, method=method, path=path, sign=False,
+                          expect=401))
+        found.append(Case(f"admin: {what} with another key", group=GROUP, method=method, path=path, sign=False,
+                          headers={"x-cosmolite-key": "bm90IHRoZSBrZXk="}, expect=401))
+        found.append(Case(f"admin: {what} with a key that is not base64", group=GROUP, method=method, path=path,
+                          sign=False, headers={"x-cosmolite-key": "%%%"}, expect=401))
+        found.append(Case(f"admin: {what} signed with another key", group=GROUP, method=method, path=path,
+                          sign_key="bm90IHRoZSBrZXk=", sign_type="", sign_link="", expect=401))
     return found
