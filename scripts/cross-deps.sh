@@ -12,6 +12,9 @@ fi
 export DEBIAN_FRONTEND=noninteractive
 dpkg --add-architecture "$target_arch"
 apt-get update -qq
+# The same libraries install-deps.sh builds against, for the target (all Multi-Arch: same, so they sit
+# beside the build machine's); uuid-dev because the ANTLR runtime's CMake target links -luuid.
 apt-get install -y -qq --no-install-recommends "crossbuild-essential-$target_arch" \
   "libssl-dev:$target_arch" "libsqlite3-dev:$target_arch" "libspdlog-dev:$target_arch" \
-  "libfmt-dev:$target_arch" "libantlr4-runtime-dev:$target_arch" "libpcre2-dev:$target_arch"
+  "libfmt-dev:$target_arch" "libantlr4-runtime-dev:$target_arch" "uuid-dev:$target_arch" \
+  "libpcre2-dev:$target_arch"
