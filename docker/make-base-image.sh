@@ -3,7 +3,7 @@
 # bookworm tree from Debian's own mirror (debootstrap), imported into the local image store.
 #   make-base-image.sh [IMAGE_NAME]     (default localhost/cosmolite-debian:12)
 # Then: podman build --isolation chroot --format docker -f docker/Dockerfile \
-#         --build-arg BASE_IMAGE=localhost/cosmolite-debian:12 -t cosmolite .
+#         --build-arg BASE_IMAGE=localhost/cosmolite-debian:12 --build-arg ROOTFS_FROM=compiled -t cosmolite .
 set -euo pipefail
 image="${1:-localhost/cosmolite-debian:12}"
 runtime="$(command -v podman || command -v docker)"
