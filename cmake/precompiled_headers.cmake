@@ -1,7 +1,7 @@
 # Precompiled headers, the main saving of a cold build.
 #
 # Nearly every translation unit includes nlohmann/json (common/json.h) and a dozen standard
-# headers; parsing them is 2-3 s of a typical TU's 6-7 s at -O3. Each list below is compiled once
+# headers; parsing them is 2-3 s of a typical TU's 6-7 s at -O3. The list below is compiled once
 # and reused by the targets whose flags match. Only third-party and standard headers go in: a
 # change to one of our own headers must not recompile every TU that happens to use the PCH.
 #
@@ -18,9 +18,6 @@ set(COSMOLITE_PCH_CORE
   <algorithm> <atomic> <chrono> <cmath> <cstdint> <functional> <map> <memory> <mutex>
   <optional> <string> <string_view> <thread> <unordered_map> <utility> <variant> <vector>
   <nlohmann/json.hpp>)
-# The Catch2 test binaries.
-set(COSMOLITE_PCH_TESTS ${COSMOLITE_PCH_CORE} <catch2/catch.hpp>)
-
 # cosmolite_pch(<target> <list>): <target> compiles the headers of <list> (a variable name).
 function(cosmolite_pch target list)
   if(COSMOLITE_PCH)
