@@ -60,7 +60,7 @@ bool JsonDeepEquals(const Json& a, const Json& b) {
   return false;
 }
 
-int Sign(double d) { return d < 0 ? -1 : (d > 0 ? 1 : 0); }
+int SignOf(double d) { return d < 0 ? -1 : (d > 0 ? 1 : 0); }
 
 int JsonCompareTotal(const Json& a, const Json& b) {
   Kind ka = KindOf(a), kb = KindOf(b);
@@ -69,7 +69,7 @@ int JsonCompareTotal(const Json& a, const Json& b) {
     case Kind::kNull:
     case Kind::kUndefined: return 0;
     case Kind::kBoolean: return static_cast<int>(a.get<bool>()) - static_cast<int>(b.get<bool>());
-    case Kind::kNumber: return Sign(a.get<double>() - b.get<double>());
+    case Kind::kNumber: return SignOf(a.get<double>() - b.get<double>());
     case Kind::kString: {
       // UTF-8 byte order is code point order.
       int c = a.get_ref<const std::string&>().compare(b.get_ref<const std::string&>());

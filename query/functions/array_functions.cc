@@ -37,7 +37,7 @@ void AppendDistinct(const Value& v, ValueSet& seen, Json& out) {
 
 // ARRAY_CONTAINS's partial match: an object matches when it has every property of the pattern
 // with an equal value; anything else must be equal as a whole.
-bool Matches(const Value& element, const Value& pattern, bool partial) {
+bool ElementMatches(const Value& element, const Value& pattern, bool partial) {
   if (!partial || !pattern.is_object() || !element.is_object()) return SameValue(element, pattern);
   const Json& wanted = pattern.json();
   for (auto it = wanted.begin(); it != wanted.end(); ++it) {
@@ -50,7 +50,7 @@ bool Matches(const Value& element, const Value& pattern, bool partial) {
 bool ArrayHas(const Value& array, const Value& pattern, bool partial, FunctionContext& ctx) {
   for (size_t i = 0; i < array.size(); ++i) {
     ++ctx.work;
-    if (Matches(array.At(i), pattern, partial)) return true;
+    if (ElementMatches(array.At(i), pattern, partial)) return true;
   }
   return false;
 }
@@ -256,30 +256,25 @@ Value Choose(std::span<const Value> args, FunctionContext& ctx) {
   return args[static_cast<size_t>(index)];
 }
 
-void AddFunction(FunctionRegistry& registry, const char* name, int min_args, int max_args,
-                 ScalarFunction function) {
-  registry.Add({.name = name, .min_args = min_args, .max_args = max_args, .scalar = function});
-}
-
 }  // namespace
 
 void RegisterArrayFunctions(FunctionRegistry& registry) {
-  AddFunction(registry, "ARRAY_CONCAT", 2, -1, ArrayConcat);
-  AddFunction(registry, "ARRAY_CONTAINS", 2, 3, ArrayContains);
-  AddFunction(registry, "ARRAY_CONTAINS_ANY", 2, -1, ArrayContainsAny);
-  AddFunction(registry, "ARRAY_CONTAINS_ALL", 2, -1, ArrayContainsAll);
-  AddFunction(registry, "ARRAY_LENGTH", 1, 1, ArrayLength);
-  AddFunction(registry, "ARRAY_SLICE", 2, 3, ArraySlice);
-  AddFunction(registry, "SetIntersect", 2, 2, SetIntersect);
-  AddFunction(registry, "SetUnion", 2, 2, SetUnion);
-  AddFunction(registry, "SetDifference", 2, 2, SetDifference);
-  AddFunction(registry, "SetEqual", 2, 2, SetEqual);
-  AddFunction(registry, "ARRAY_SUM", 1, 1, ArraySum);
-  AddFunction(registry, "ARRAY_AVG", 1, 1, ArrayAvg);
-  AddFunction(registry, "ARRAY_MEDIAN", 1, 1, ArrayMedian);
-  AddFunction(registry, "ARRAY_MIN", 1, 1, ArrayExtreme<false>);
-  AddFunction(registry, "ARRAY_MAX", 1, 1, ArrayExtreme<true>);
-  AddFunction(registry, "CHOOSE", 2, -1, Choose);
+  registry.AddScalar("ARRAY_CONCAT", 2, -1, ArrayConcat);
+  registry.AddScalar("ARRAY_CONTAINS", 2, 3, ArrayContains);
+  registry.AddScalar("ARRAY_CONTAINS_ANY", 2, -1, ArrayContainsAny);
+  registry.AddScalar("ARRAY_CONTAINS_ALL", 2, -1, ArrayContainsAll);
+  registry.AddScalar("ARRAY_LENGTH", 1, 1, ArrayLength);
+  registry.AddScalar("ARRAY_SLICE", 2, 3, ArraySlice);
+  registry.AddScalar("SetIntersect", 2, 2, SetIntersect);
+  registry.AddScalar("SetUnion", 2, 2, SetUnion);
+  registry.AddScalar("SetDifference", 2, 2, SetDifference);
+  registry.AddScalar("SetEqual", 2, 2, SetEqual);
+  registry.AddScalar("ARRAY_SUM", 1, 1, ArraySum);
+  registry.AddScalar("ARRAY_AVG", 1, 1, ArrayAvg);
+  registry.AddScalar("ARRAY_MEDIAN", 1, 1, ArrayMedian);
+  registry.AddScalar("ARRAY_MIN", 1, 1, ArrayExtreme<false>);
+  registry.AddScalar("ARRAY_MAX", 1, 1, ArrayExtreme<true>);
+  registry.AddScalar("CHOOSE", 2, -1, Choose);
 }
 
 }  // namespace cosmos::query

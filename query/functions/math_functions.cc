@@ -167,11 +167,6 @@ Value IntBitNot(std::span<const Value> args, FunctionContext& ctx) {
   return a ? IntResult(~*a) : Value();
 }
 
-void AddFunction(FunctionRegistry& registry, const char* name, int min_args, int max_args,
-                 ScalarFunction function) {
-  registry.Add({.name = name, .min_args = min_args, .max_args = max_args, .scalar = function});
-}
-
 }  // namespace
 
 void RegisterMathFunctions(FunctionRegistry& registry) {
@@ -200,26 +195,26 @@ void RegisterMathFunctions(FunctionRegistry& registry) {
       {"TAN", ApplyUnary<Tan>},
       {"TRUNC", ApplyUnary<Truncate>},
   };
-  for (const Unary& entry : unary) AddFunction(registry, entry.name, 1, 1, entry.function);
+  for (const Unary& entry : unary) registry.AddScalar(entry.name, 1, 1, entry.function);
 
-  AddFunction(registry, "ATN2", 2, 2, Atn2);
-  AddFunction(registry, "LOG", 1, 2, Log);
-  AddFunction(registry, "NumberBin", 1, 2, NumberBin);
-  AddFunction(registry, "PI", 0, 0, Pi);
-  AddFunction(registry, "POWER", 2, 2, Power);
-  AddFunction(registry, "RAND", 0, 0, Rand);
+  registry.AddScalar("ATN2", 2, 2, Atn2);
+  registry.AddScalar("LOG", 1, 2, Log);
+  registry.AddScalar("NumberBin", 1, 2, NumberBin);
+  registry.AddScalar("PI", 0, 0, Pi);
+  registry.AddScalar("POWER", 2, 2, Power);
+  registry.AddScalar("RAND", 0, 0, Rand);
 
-  AddFunction(registry, "IntAdd", 2, 2, ApplyInt<Add>);
-  AddFunction(registry, "IntSub", 2, 2, ApplyInt<Subtract>);
-  AddFunction(registry, "IntMul", 2, 2, ApplyInt<Multiply>);
-  AddFunction(registry, "IntDiv", 2, 2, ApplyInt<Divide>);
-  AddFunction(registry, "IntMod", 2, 2, ApplyInt<Modulo>);
-  AddFunction(registry, "IntBitAnd", 2, 2, ApplyInt<BitAnd>);
-  AddFunction(registry, "IntBitOr", 2, 2, ApplyInt<BitOr>);
-  AddFunction(registry, "IntBitXor", 2, 2, ApplyInt<BitXor>);
-  AddFunction(registry, "IntBitLeftShift", 2, 2, ApplyInt<LeftShift>);
-  AddFunction(registry, "IntBitRightShift", 2, 2, ApplyInt<RightShift>);
-  AddFunction(registry, "IntBitNot", 1, 1, IntBitNot);
+  registry.AddScalar("IntAdd", 2, 2, ApplyInt<Add>);
+  registry.AddScalar("IntSub", 2, 2, ApplyInt<Subtract>);
+  registry.AddScalar("IntMul", 2, 2, ApplyInt<Multiply>);
+  registry.AddScalar("IntDiv", 2, 2, ApplyInt<Divide>);
+  registry.AddScalar("IntMod", 2, 2, ApplyInt<Modulo>);
+  registry.AddScalar("IntBitAnd", 2, 2, ApplyInt<BitAnd>);
+  registry.AddScalar("IntBitOr", 2, 2, ApplyInt<BitOr>);
+  registry.AddScalar("IntBitXor", 2, 2, ApplyInt<BitXor>);
+  registry.AddScalar("IntBitLeftShift", 2, 2, ApplyInt<LeftShift>);
+  registry.AddScalar("IntBitRightShift", 2, 2, ApplyInt<RightShift>);
+  registry.AddScalar("IntBitNot", 1, 1, IntBitNot);
 }
 
 }  // namespace cosmos::query

@@ -26,6 +26,9 @@ struct FunctionContext {
   Status error;
 };
 
+// Work accounting of the functions over text: one unit per call plus one per 64 bytes touched.
+inline void ChargeText(FunctionContext& ctx, size_t text_bytes) { ctx.work += 1 + text_bytes / 64; }
+
 // A scalar function: arguments already evaluated. Returns undefined for arguments of the wrong
 // kinds, as the service does (it never raises a type error at run time).
 using ScalarFunction = Value (*)(std::span<const Value> args, FunctionContext& ctx);
@@ -56,6 +59,10 @@ class FunctionRegistry {
 
   // Used by the family registration functions while the registry is built.
   void Add(FunctionDef def);
+  // A scalar function, the common case of Add.
+  void AddScalar(const char* name, int min_args, int max_args, ScalarFunction function) {
+    Add({.name = name, .min_args = min_args, .max_args = max_args, .scalar = function});
+  }
 
  private:
   FunctionRegistry() = default;

@@ -26,10 +26,7 @@
 namespace cosmos::query {
 namespace {
 
-// ---------------------------------------------------------------------------------------------
-// Work accounting: one unit per call plus one per 64 bytes of text touched.
-
-void Charge(FunctionContext& ctx, size_t text_bytes) { ctx.work += 1 + text_bytes / 64; }
+// Work accounting: ChargeText (registry.h), one unit per call plus one per 64 bytes of text touched.
 
 // ---------------------------------------------------------------------------------------------
 // UTF-8 / UTF-16 / code points
@@ -245,7 +242,7 @@ Value NumberFromIndex(size_t index) {
 // Concatenation, containment, equality
 
 Value Concat(std::span<const Value> args, FunctionContext& ctx) {
-  Charge(ctx, TotalBytes(args));
+  ChargeText(ctx, TotalBytes(args));
   if (!AllStrings(args)) return Value();
   std::string out;
   for (const Value& v : args) out += v.string();
@@ -264,7 +261,7 @@ bool Matches(std::string_view text, std::string_view part, Match how) {
 }
 
 Value MatchWithCase(std::span<const Value> args, FunctionContext& ctx, Match how) {
-  Charge(ctx, TotalBytes(args));
+  ChargeText(ctx, TotalBytes(args));
   std::optional<bool> ignore_case = IgnoreCaseArg(args, 2);
   if (!args[0].is_string() || !args[1].is_string() || !ignore_case) return Value();
   if (*ignore_case) return Value::Boolean(Matches(FoldCase(args[0].string()), FoldCase(args[1].string()), how));
@@ -284,7 +281,7 @@ Value EndsWith(std::span<const Value> args, FunctionContext& ctx) {
 // CONTAINS_ANY_* / CONTAINS_ALL_*: the OR / AND of CONTAINS(text, each needle), with the
 // language's three-valued logic (a non-string needle contributes undefined).
 Value ContainsMany(std::span<const Value> args, FunctionContext& ctx, bool ignore_case, bool all) {
-  Charge(ctx, TotalBytes(args));
+  ChargeText(ctx, TotalBytes(args));
   bool saw_undefined = false;
   std::string text = args[0].is_string() ? (ignore_case ? FoldCase(args[0].string()) : args[0].string()) : "";
   for (size_t i = 1; i < args.size(); ++i) {
@@ -314,7 +311,7 @@ Value ContainsAllCs(std::span<const Value> args, FunctionContext& ctx) {
 }
 
 Value StringEquals(std::span<const Value> args, FunctionContext& ctx) {
-  Charge(ctx, TotalBytes(args));
+  ChargeText(ctx, TotalBytes(args));
   std::optional<bool> ignore_case = IgnoreCaseArg(args, 2);
   if (!args[0].is_string() || !args[1].is_string() || !ignore_case) return Value();
   if (*ignore_case) return Value::Boolean(FoldCase(args[0].string()) == FoldCase(args[1].string()));
@@ -325,13 +322,13 @@ Value StringEquals(std::span<const Value> args, FunctionContext& ctx) {
 // Positions and slices (UTF-16 code units)
 
 Value Length(std::span<const Value> args, FunctionContext& ctx) {
-  Charge(ctx, TotalBytes(args));
+  ChargeText(ctx, TotalBytes(args));
   if (!args[0].is_string()) return Value();
   return Value::Number(static_cast<double>(Utf16Length(args[0].string())));
 }
 
 Value IndexOf(std::span<const Value> args, FunctionContext& ctx) {
-  Charge(ctx, TotalBytes(args));
+  ChargeText(ctx, TotalBytes(args));
   if (!args[0].is_string() || !args[1].is_string()) return Value();
   std::u16string text = ToUtf16(args[0].string());
   std::u16string part = ToUtf16(args[1].string());
@@ -347,7 +344,7 @@ Value IndexOf(std::span<const Value> args, FunctionContext& ctx) {
 
 // LASTINDEXOF(text, part [, start]): the last match lying entirely within text[0..start].
 Value LastIndexOf(std::span<const Value> args, FunctionContext& ctx) {
-  Charge(ctx, TotalBytes(args));
+  ChargeText(ctx, TotalBytes(args));
   if (!args[0].is_string() || !args[1].is_string()) return Value();
   std::u16string text = ToUtf16(args[0].string());
   std::u16string part = ToUtf16(args[1].string());
@@ -361,7 +358,7 @@ Value LastIndexOf(std::span<const Value> args, FunctionContext& ctx) {
 }
 
 Value Substring(std::span<const Value> args, FunctionContext& ctx) {
-  Charge(ctx, TotalBytes(args));
+  ChargeText(ctx, TotalBytes(args));
   std::optional<double> start = WholeNumberArg(args[1]);
   std::optional<double> length = WholeNumberArg(args[2]);
   if (!args[0].is_string() || !start || !length) return Value();
@@ -372,7 +369,7 @@ Value Substring(std::span<const Value> args, FunctionContext& ctx) {
 }
 
 Value Left(std::span<const Value> args, FunctionContext& ctx) {
-  Charge(ctx, TotalBytes(args));
+  ChargeText(ctx, TotalBytes(args));
   std::optional<double> count = WholeNumberArg(args[1]);
   if (!args[0].is_string() || !count) return Value();
   std::u16string text = ToUtf16(args[0].string());
@@ -380,7 +377,7 @@ Value Left(std::span<const Value> args, FunctionContext& ctx) {
 }
 
 Value Right(std::span<const Value> args, FunctionContext& ctx) {
-  Charge(ctx, TotalBytes(args));
+  ChargeText(ctx, TotalBytes(args));
   std::optional<double> count = WholeNumberArg(args[1]);
   if (!args[0].is_string() || !count) return Value();
   std::u16string text = ToUtf16(args[0].string());
@@ -390,7 +387,7 @@ Value Right(std::span<const Value> args, FunctionContext& ctx) {
 
 // Reverses characters, keeping each surrogate pair (one astral character) in order.
 Value Reverse(std::span<const Value> args, FunctionContext& ctx) {
-  Charge(ctx, TotalBytes(args));
+  ChargeText(ctx, TotalBytes(args));
   if (!args[0].is_string()) return Value();
   std::u32string cps = ToCodePoints(args[0].string());
   std::reverse(cps.begin(), cps.end());
@@ -401,13 +398,13 @@ Value Reverse(std::span<const Value> args, FunctionContext& ctx) {
 // Case and trimming
 
 Value Lower(std::span<const Value> args, FunctionContext& ctx) {
-  Charge(ctx, TotalBytes(args));
+  ChargeText(ctx, TotalBytes(args));
   if (!args[0].is_string()) return Value();
   return Value::String(ToLower(args[0].string()));
 }
 
 Value Upper(std::span<const Value> args, FunctionContext& ctx) {
-  Charge(ctx, TotalBytes(args));
+  ChargeText(ctx, TotalBytes(args));
   if (!args[0].is_string()) return Value();
   return Value::String(ToUpper(args[0].string()));
 }
@@ -415,7 +412,7 @@ Value Upper(std::span<const Value> args, FunctionContext& ctx) {
 // LTRIM/RTRIM/TRIM(text [, chars]): without `chars`, trims whitespace; with it, trims any of
 // the characters it contains (a set, not a prefix: TRIM("-_-x-_-", "-_") is "x").
 Value TrimSides(std::span<const Value> args, FunctionContext& ctx, bool left, bool right) {
-  Charge(ctx, TotalBytes(args));
+  ChargeText(ctx, TotalBytes(args));
   if (!args[0].is_string() || (args.size() > 1 && !args[1].is_string())) return Value();
   std::u32string trim_set = args.size() > 1 ? ToCodePoints(args[1].string()) : std::u32string();
   auto trimmed = [&](char32_t c) {
@@ -438,7 +435,7 @@ Value Trim(std::span<const Value> args, FunctionContext& ctx) { return TrimSides
 // Building strings
 
 Value Replace(std::span<const Value> args, FunctionContext& ctx) {
-  Charge(ctx, TotalBytes(args));
+  ChargeText(ctx, TotalBytes(args));
   if (!AllStrings(args)) return Value();
   const std::string& text = args[0].string();
   const std::string& from = args[1].string();
@@ -458,7 +455,7 @@ Value Replace(std::span<const Value> args, FunctionContext& ctx) {
 constexpr double kMaxReplicateLength = 10000;
 
 Value Replicate(std::span<const Value> args, FunctionContext& ctx) {
-  Charge(ctx, TotalBytes(args));
+  ChargeText(ctx, TotalBytes(args));
   std::optional<double> times = WholeNumberArg(args[1]);
   if (!args[0].is_string() || !times || *times < 0) return Value();
   const std::string& unit = args[0].string();
@@ -471,7 +468,7 @@ Value Replicate(std::span<const Value> args, FunctionContext& ctx) {
 }
 
 Value StringJoin(std::span<const Value> args, FunctionContext& ctx) {
-  Charge(ctx, TotalBytes(args));
+  ChargeText(ctx, TotalBytes(args));
   if (!args[0].is_array() || !args[1].is_string()) return Value();
   std::string out;
   for (size_t i = 0; i < args[0].size(); ++i) {
@@ -485,7 +482,7 @@ Value StringJoin(std::span<const Value> args, FunctionContext& ctx) {
 }
 
 Value StringSplit(std::span<const Value> args, FunctionContext& ctx) {
-  Charge(ctx, TotalBytes(args));
+  ChargeText(ctx, TotalBytes(args));
   if (!AllStrings(args)) return Value();
   const std::string& text = args[0].string();
   const std::string& separator = args[1].string();
@@ -505,7 +502,7 @@ Value StringSplit(std::span<const Value> args, FunctionContext& ctx) {
 // of the delimiter. When the delimiter does not occur, the result is "" (XPath's
 // substring-before/after, which these functions are named after).
 Value SplitAtDelimiter(std::span<const Value> args, FunctionContext& ctx, bool last, bool after) {
-  Charge(ctx, TotalBytes(args));
+  ChargeText(ctx, TotalBytes(args));
   if (!AllStrings(args)) return Value();
   const std::string& text = args[0].string();
   const std::string& delimiter = args[1].string();
@@ -719,43 +716,39 @@ Value RegexMatch(std::span<const Value> args, FunctionContext& ctx) {
   return found ? Value::Boolean(*found) : Value();
 }
 
-void Register(FunctionRegistry& registry, const char* name, int min_args, int max_args, ScalarFunction fn) {
-  registry.Add({.name = name, .min_args = min_args, .max_args = max_args, .scalar = fn});
-}
-
 }  // namespace
 
 void RegisterStringFunctions(FunctionRegistry& registry) {
-  Register(registry, "CONCAT", 2, -1, Concat);
-  Register(registry, "CONTAINS", 2, 3, Contains);
-  Register(registry, "CONTAINS_ALL_CI", 2, -1, ContainsAllCi);
-  Register(registry, "CONTAINS_ALL_CS", 2, -1, ContainsAllCs);
-  Register(registry, "CONTAINS_ANY_CI", 2, -1, ContainsAnyCi);
-  Register(registry, "CONTAINS_ANY_CS", 2, -1, ContainsAnyCs);
-  Register(registry, "ENDSWITH", 2, 3, EndsWith);
-  Register(registry, "INDEX_OF", 2, 3, IndexOf);
-  Register(registry, "LASTINDEXOF", 2, 3, LastIndexOf);
-  Register(registry, "LASTSUBSTRINGAFTER", 2, 2, LastSubstringAfter);
-  Register(registry, "LASTSUBSTRINGBEFORE", 2, 2, LastSubstringBefore);
-  Register(registry, "LEFT", 2, 2, Left);
-  Register(registry, "LENGTH", 1, 1, Length);
-  Register(registry, "LOWER", 1, 1, Lower);
-  Register(registry, "LTRIM", 1, 2, LTrim);
-  Register(registry, "RegexMatch", 2, 3, RegexMatch);
-  Register(registry, "REPLACE", 3, 3, Replace);
-  Register(registry, "REPLICATE", 2, 2, Replicate);
-  Register(registry, "REVERSE", 1, 1, Reverse);
-  Register(registry, "RIGHT", 2, 2, Right);
-  Register(registry, "RTRIM", 1, 2, RTrim);
-  Register(registry, "STARTSWITH", 2, 3, StartsWith);
-  Register(registry, "StringEquals", 2, 3, StringEquals);
-  Register(registry, "StringJoin", 2, 2, StringJoin);
-  Register(registry, "StringSplit", 2, 2, StringSplit);
-  Register(registry, "SUBSTRING", 3, 3, Substring);
-  Register(registry, "SUBSTRINGAFTER", 2, 2, SubstringAfter);
-  Register(registry, "SUBSTRINGBEFORE", 2, 2, SubstringBefore);
-  Register(registry, "TRIM", 1, 2, Trim);
-  Register(registry, "UPPER", 1, 1, Upper);
+  registry.AddScalar("CONCAT", 2, -1, Concat);
+  registry.AddScalar("CONTAINS", 2, 3, Contains);
+  registry.AddScalar("CONTAINS_ALL_CI", 2, -1, ContainsAllCi);
+  registry.AddScalar("CONTAINS_ALL_CS", 2, -1, ContainsAllCs);
+  registry.AddScalar("CONTAINS_ANY_CI", 2, -1, ContainsAnyCi);
+  registry.AddScalar("CONTAINS_ANY_CS", 2, -1, ContainsAnyCs);
+  registry.AddScalar("ENDSWITH", 2, 3, EndsWith);
+  registry.AddScalar("INDEX_OF", 2, 3, IndexOf);
+  registry.AddScalar("LASTINDEXOF", 2, 3, LastIndexOf);
+  registry.AddScalar("LASTSUBSTRINGAFTER", 2, 2, LastSubstringAfter);
+  registry.AddScalar("LASTSUBSTRINGBEFORE", 2, 2, LastSubstringBefore);
+  registry.AddScalar("LEFT", 2, 2, Left);
+  registry.AddScalar("LENGTH", 1, 1, Length);
+  registry.AddScalar("LOWER", 1, 1, Lower);
+  registry.AddScalar("LTRIM", 1, 2, LTrim);
+  registry.AddScalar("RegexMatch", 2, 3, RegexMatch);
+  registry.AddScalar("REPLACE", 3, 3, Replace);
+  registry.AddScalar("REPLICATE", 2, 2, Replicate);
+  registry.AddScalar("REVERSE", 1, 1, Reverse);
+  registry.AddScalar("RIGHT", 2, 2, Right);
+  registry.AddScalar("RTRIM", 1, 2, RTrim);
+  registry.AddScalar("STARTSWITH", 2, 3, StartsWith);
+  registry.AddScalar("StringEquals", 2, 3, StringEquals);
+  registry.AddScalar("StringJoin", 2, 2, StringJoin);
+  registry.AddScalar("StringSplit", 2, 2, StringSplit);
+  registry.AddScalar("SUBSTRING", 3, 3, Substring);
+  registry.AddScalar("SUBSTRINGAFTER", 2, 2, SubstringAfter);
+  registry.AddScalar("SUBSTRINGBEFORE", 2, 2, SubstringBefore);
+  registry.AddScalar("TRIM", 1, 2, Trim);
+  registry.AddScalar("UPPER", 1, 1, Upper);
 }
 
 }  // namespace cosmos::query

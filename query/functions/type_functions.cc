@@ -16,54 +16,52 @@
 namespace cosmos::query {
 namespace {
 
-void Charge(FunctionContext& ctx, size_t text_bytes) { ctx.work += 1 + text_bytes / 64; }
-
 // ---------------------------------------------------------------------------------------------
 // IS_* and IIF
 
 Value IsArray(std::span<const Value> args, FunctionContext& ctx) {
-  Charge(ctx, 0);
+  ChargeText(ctx, 0);
   return Value::Boolean(args[0].is_array());
 }
 Value IsBool(std::span<const Value> args, FunctionContext& ctx) {
-  Charge(ctx, 0);
+  ChargeText(ctx, 0);
   return Value::Boolean(args[0].is_boolean());
 }
 Value IsDefined(std::span<const Value> args, FunctionContext& ctx) {
-  Charge(ctx, 0);
+  ChargeText(ctx, 0);
   return Value::Boolean(!args[0].is_undefined());
 }
 Value IsNull(std::span<const Value> args, FunctionContext& ctx) {
-  Charge(ctx, 0);
+  ChargeText(ctx, 0);
   return Value::Boolean(args[0].is_null());
 }
 Value IsNumber(std::span<const Value> args, FunctionContext& ctx) {
-  Charge(ctx, 0);
+  ChargeText(ctx, 0);
   return Value::Boolean(args[0].is_number());
 }
 Value IsObject(std::span<const Value> args, FunctionContext& ctx) {
-  Charge(ctx, 0);
+  ChargeText(ctx, 0);
   return Value::Boolean(args[0].is_object());
 }
 Value IsString(std::span<const Value> args, FunctionContext& ctx) {
-  Charge(ctx, 0);
+  ChargeText(ctx, 0);
   return Value::Boolean(args[0].is_string());
 }
 Value IsPrimitive(std::span<const Value> args, FunctionContext& ctx) {
-  Charge(ctx, 0);
+  ChargeText(ctx, 0);
   const Value& v = args[0];
   return Value::Boolean(v.is_null() || v.is_boolean() || v.is_number() || v.is_string());
 }
 
 Value IsFiniteNumber(std::span<const Value> args, FunctionContext& ctx) {
-  Charge(ctx, 0);
+  ChargeText(ctx, 0);
   return Value::Boolean(args[0].is_number() && std::isfinite(args[0].number()));
 }
 
 // True for numbers that are 64-bit signed integers. JSON integers keep their exact value, so
 // 9223372036854775807 qualifies while 18446744073709551615 does not.
 Value IsInteger(std::span<const Value> args, FunctionContext& ctx) {
-  Charge(ctx, 0);
+  ChargeText(ctx, 0);
   if (!args[0].is_number()) return Value::Boolean(false);
   const Json& number = args[0].json();
   if (number.is_number_unsigned())
@@ -76,13 +74,13 @@ Value IsInteger(std::span<const Value> args, FunctionContext& ctx) {
 
 // IIF(condition, if_true, otherwise): anything but the boolean true picks `otherwise`.
 Value Iif(std::span<const Value> args, FunctionContext& ctx) {
-  Charge(ctx, 0);
+  ChargeText(ctx, 0);
   return IsTrue(args[0]) ? args[1] : args[2];
 }
 
 // ObjectToArray(object [, key_name [, value_name]]): one {k, v} object per property.
 Value ObjectToArray(std::span<const Value> args, FunctionContext& ctx) {
-  Charge(ctx, 0);
+  ChargeText(ctx, 0);
   if (!args[0].is_object()) return Value();
   for (size_t i = 1; i < args.size(); ++i)
     if (!args[i].is_string()) return Value();
@@ -105,11 +103,11 @@ Value ObjectToArray(std::span<const Value> args, FunctionContext& ctx) {
 
 Value ParseAs(std::span<const Value> args, FunctionContext& ctx, Kind wanted) {
   if (!args[0].is_string()) {
-    Charge(ctx, 0);
+    ChargeText(ctx, 0);
     return Value();
   }
   const std::string& text = args[0].string();
-  Charge(ctx, text.size());
+  ChargeText(ctx, text.size());
   // Text nested deeper than a document may be is no value a query could go on with.
   if (ShapeOfJsonText(text).depth > kMaxJsonNesting) return Value();
   Value parsed = Value::FromJson(ParseJson(text));
@@ -220,46 +218,42 @@ void AppendJson(const Json& value, std::string& out) {
 Value ToString(std::span<const Value> args, FunctionContext& ctx) {
   const Value& v = args[0];
   if (v.is_undefined()) {
-    Charge(ctx, 0);
+    ChargeText(ctx, 0);
     return Value();
   }
   if (v.is_string()) {
-    Charge(ctx, 0);
+    ChargeText(ctx, 0);
     return v;
   }
   std::string text;
   AppendJson(v.json(), text);
-  Charge(ctx, text.size());
+  ChargeText(ctx, text.size());
   return Value::String(std::move(text));
-}
-
-void Register(FunctionRegistry& registry, const char* name, int min_args, int max_args, ScalarFunction fn) {
-  registry.Add({.name = name, .min_args = min_args, .max_args = max_args, .scalar = fn});
 }
 
 }  // namespace
 
 void RegisterTypeFunctions(FunctionRegistry& registry) {
-  Register(registry, "IS_ARRAY", 1, 1, IsArray);
-  Register(registry, "IS_BOOL", 1, 1, IsBool);
+  registry.AddScalar("IS_ARRAY", 1, 1, IsArray);
+  registry.AddScalar("IS_BOOL", 1, 1, IsBool);
   // Undocumented, but the service answers it: the Java SDK's ORDER BY continuation filters use it.
-  Register(registry, "IS_BOOLEAN", 1, 1, IsBool);
-  Register(registry, "IS_DEFINED", 1, 1, IsDefined);
-  Register(registry, "IS_FINITE_NUMBER", 1, 1, IsFiniteNumber);
-  Register(registry, "IS_INTEGER", 1, 1, IsInteger);
-  Register(registry, "IS_NULL", 1, 1, IsNull);
-  Register(registry, "IS_NUMBER", 1, 1, IsNumber);
-  Register(registry, "IS_OBJECT", 1, 1, IsObject);
-  Register(registry, "IS_PRIMITIVE", 1, 1, IsPrimitive);
-  Register(registry, "IS_STRING", 1, 1, IsString);
-  Register(registry, "IIF", 3, 3, Iif);
-  Register(registry, "ObjectToArray", 1, 3, ObjectToArray);
-  Register(registry, "StringToArray", 1, 1, StringToArray);
-  Register(registry, "StringToBoolean", 1, 1, StringToBoolean);
-  Register(registry, "StringToNull", 1, 1, StringToNull);
-  Register(registry, "StringToNumber", 1, 1, StringToNumber);
-  Register(registry, "StringToObject", 1, 1, StringToObject);
-  Register(registry, "ToString", 1, 1, ToString);
+  registry.AddScalar("IS_BOOLEAN", 1, 1, IsBool);
+  registry.AddScalar("IS_DEFINED", 1, 1, IsDefined);
+  registry.AddScalar("IS_FINITE_NUMBER", 1, 1, IsFiniteNumber);
+  registry.AddScalar("IS_INTEGER", 1, 1, IsInteger);
+  registry.AddScalar("IS_NULL", 1, 1, IsNull);
+  registry.AddScalar("IS_NUMBER", 1, 1, IsNumber);
+  registry.AddScalar("IS_OBJECT", 1, 1, IsObject);
+  registry.AddScalar("IS_PRIMITIVE", 1, 1, IsPrimitive);
+  registry.AddScalar("IS_STRING", 1, 1, IsString);
+  registry.AddScalar("IIF", 3, 3, Iif);
+  registry.AddScalar("ObjectToArray", 1, 3, ObjectToArray);
+  registry.AddScalar("StringToArray", 1, 1, StringToArray);
+  registry.AddScalar("StringToBoolean", 1, 1, StringToBoolean);
+  registry.AddScalar("StringToNull", 1, 1, StringToNull);
+  registry.AddScalar("StringToNumber", 1, 1, StringToNumber);
+  registry.AddScalar("StringToObject", 1, 1, StringToObject);
+  registry.AddScalar("ToString", 1, 1, ToString);
 }
 
 }  // namespace cosmos::query
