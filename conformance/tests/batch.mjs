@@ -126,7 +126,7 @@ export default [
       const ranges = (await ctx.raw({ path: `${containerPath}/pkranges` })).json.PartitionKeyRanges;
       const parent = ranges[0].id;
       a.eq((await bulk(parent, "before")).status, 200, "bulk to a current range");
-      const split = await ctx.raw({ method: "POST", path: `/_cosmolite${containerPath}/pkranges/${parent}/split`, auth: "none" });
+      const split = await ctx.raw({ method: "POST", path: `/_cosmolite${containerPath}/pkranges/${parent}/split`, auth: "none", headers: { "x-cosmolite-key": ctx.key } });
       a.eq(split.status, 200, `split: ${split.text}`);
       a.rawError(await bulk(parent, "after"), 410, "bulk to the split range", { substatus: 1002 });
       a.deepEq(await ids(container), ["before"], "nothing applied");

@@ -223,7 +223,7 @@ export default [
       const etag = a.header(first.headers, "etag");
       const before = first.json.Documents.map((d) => d.id);
 
-      const split = await ctx.raw({ method: "POST", path: `/_cosmolite${containerPath}/pkranges/${victim}/split`, auth: "none" });
+      const split = await ctx.raw({ method: "POST", path: `/_cosmolite${containerPath}/pkranges/${victim}/split`, auth: "none", headers: { "x-cosmolite-key": ctx.key } });
       a.eq(split.status, 200, `split: ${split.text}`);
       const gone = await rawFeed(ctx, database, container, { "x-ms-documentdb-partitionkeyrangeid": victim, "if-none-match": etag });
       a.rawError(gone, 410, "the split range", { substatus: 1002 });
