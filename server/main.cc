@@ -39,6 +39,9 @@ struct Flags {
   bool in_memory = false;
   std::string key = kEmulatorKey;
   std::string key_file;
+  std::string secondary_key;
+  std::string read_only_key;
+  std::string secondary_read_only_key;
   bool no_tls = false;
   std::string cert;
   std::string cert_key;
@@ -146,6 +149,14 @@ int main(int argc, char** argv) {
   app.add_option("--key-file", flags.key_file, "file holding the account master key (base64)")
       ->envname("COSMOLITE_KEY_FILE")
       ->excludes(key_option);
+  app.add_option("--secondary-key", flags.secondary_key, "a second account key, as the service's secondary key")
+      ->envname("COSMOLITE_SECONDARY_KEY");
+  app.add_option("--read-only-key", flags.read_only_key,
+                 "a read-only key: it signs reads and queries; a write signed with it gets 401, as a wrong "
+                 "signature would")
+      ->envname("COSMOLITE_READ_ONLY_KEY");
+  app.add_option("--secondary-read-only-key", flags.secondary_read_only_key, "a second read-only key")
+      ->envname("COSMOLITE_SECONDARY_READ_ONLY_KEY");
   app.add_flag("--no-tls", flags.no_tls, "serve plain HTTP only (by default HTTPS and HTTP share the port)")
       ->envname("COSMOLITE_NO_TLS");
   app.add_option("--cert", flags.cert, "PEM certificate (chain) to serve instead of the generated one")
@@ -285,6 +296,15 @@ int main(int argc, char** argv) {
 
   auto auth = cosmos::server::MasterKeyAuth::Create(flags.key);
   if (!auth.ok()) return Fail("--key: " + auth.status().message());
+  std::string other_keys;  // how the start line names the keys besides the primary one
+  for (auto [flag, key] : {std::pair{"--secondary-key", &flags.secondary_key}, std::pair{"--read-only-key", &flags.read_only_key},
+                           std::pair{"--secondary-read-only-key", &flags.secondary_read_only_key}}) {
+    if (key->empty()) continue;
+    if (auto valid = cosmos::server::MasterKeyAuth::Create(*key); !valid.ok()) {
+      return Fail(std::string(flag) + ": " + valid.status().message());
+    }
+    other_keys += std::string(", ") + (flag + 2) + " " + DescribeKey(*key);
+  }
 
   cosmos::server::ServerOptions server_options;
   server_options.host = flags.host;
@@ -321,6 +341,10 @@ int main(int argc, char** argv) {
   }
 
   handler_options.advertised_host = flags.advertise_host;
+  if (!flags.secondary_key.empty()) handler_options.secondary_keys.push_back(flags.secondary_key);
+  for (const std::string* key : {&flags.read_only_key, &flags.secondary_read_only_key}) {
+    if (!key->empty()) handler_options.read_only_keys.push_back(*key);
+  }
   handler_options.listen_port = flags.port;
   cosmos::server::RequestHandler handler(account, std::move(auth).value(), handler_options);
   cosmos::server::HttpServer server(server_options, handler);
@@ -328,8 +352,8 @@ int main(int argc, char** argv) {
 
   double ready_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
   std::string scheme = flags.no_tls ? "http" : "https";
-  spdlog::info("cosmolite ready in {:.1f} ms: endpoint {}://{}:{}/ key: {}; certificate {} data {}", ready_ms,
-               scheme, flags.host, server.BoundPort(), DescribeKey(flags.key), certificate_path,
+  spdlog::info("cosmolite ready in {:.1f} ms: endpoint {}://{}:{}/ key: {}{}; certificate {} data {}", ready_ms,
+               scheme, flags.host, server.BoundPort(), DescribeKey(flags.key), other_keys, certificate_path,
                flags.in_memory ? std::string("in memory") : store_options.path);
   if (flags.official_emulator_env) {
     // The lines the Testcontainers modules wait for: Node's "Now listening on: ", and Java's

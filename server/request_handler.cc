@@ -49,6 +49,12 @@ std::string ExplorerLandingPage(bool tls) {
 
 RequestHandler::RequestHandler(engine::Account& account, MasterKeyAuth auth, HandlerOptions options)
     : account_(account), auth_(std::move(auth)), options_(std::move(options)) {
+  for (const std::string& key : options_.secondary_keys) {
+    if (auto secondary = MasterKeyAuth::Create(key); secondary.ok()) secondary_auth_.push_back(std::move(secondary).value());
+  }
+  for (const std::string& key : options_.read_only_keys) {
+    if (auto read_only = MasterKeyAuth::Create(key); read_only.ok()) read_only_auth_.push_back(std::move(read_only).value());
+  }
   if (!options_.now_seconds) {
     options_.now_seconds = [] {
       return std::chrono::duration_cast<std::chrono::seconds>(
@@ -107,7 +113,9 @@ RequestContext RequestHandler::Inspect(const HttpRequest& request, bool parse_it
     context.refused = path.status();
     return context;
   }
-  context.refused = auth_.Verify(request, path->auth_resource_type, path->auth_resource_link, options_.now_seconds());
+  Verb verb = VerbOf(request);
+  bool write = verb != Verb::kGet && verb != Verb::kHead && verb != Verb::kQuery;
+  context.refused = VerifySignature(request, path->auth_resource_type, path->auth_resource_link, write);
   if (context.refused.ok()) context.refused = CheckCommonHeaders(request);
   if (parse_item && context.refused.ok()) {
     const Route* route = FindRoute(*path, VerbOf(request));
@@ -192,9 +200,37 @@ std::vector<HttpResponse> RequestHandler::HandleWrites(const std::vector<Prepare
   return responses;
 }
 
+Status RequestHandler::VerifySignature(const HttpRequest& request, std::string_view resource_type,
+                                       std::string_view resource_link, bool write) const {
+  Status primary = auth_.Verify(request, resource_type, resource_link, options_.now_seconds());
+  // Another key can only help when the signature itself did not match (not for a stale date).
+  if (primary.ok() || primary.code() != ErrorCode::kUnauthorized) return primary;
+  for (const MasterKeyAuth& secondary : secondary_auth_) {
+    if (secondary.Verify(request, resource_type, resource_link, options_.now_seconds()).ok()) return Status();
+  }
+  for (const MasterKeyAuth& read_only : read_only_auth_) {
+    if (read_only.Verify(request, resource_type, resource_link, options_.now_seconds()).ok()) {
+      // The service does not tell a read-only key's write from a wrong signature: both are the
+      // 401 "MAC signature" answer (docs: troubleshoot-unauthorized).
+      return write ? primary : Status();
+    }
+  }
+  return primary;
+}
+
 Status RequestHandler::AuthorizeAdmin(const HttpRequest& request) const {
+  bool action = request.method != "GET" && request.method != "HEAD";
   if (std::optional<std::string> key = request.headers.Get(headers::kCosmoliteKey)) {
     if (auth_.IsKey(*key)) return Status();
+    for (const MasterKeyAuth& secondary : secondary_auth_) {
+      if (secondary.IsKey(*key)) return Status();
+    }
+    for (const MasterKeyAuth& read_only : read_only_auth_) {
+      if (read_only.IsKey(*key)) {
+        return action ? Status::Unauthorized("A read-only key may read the administration endpoints, not act on them.")
+                      : Status();
+      }
+    }
     return Status::Unauthorized("The x-cosmolite-key header does not hold the account key.");
   }
   if (!request.headers.Get(headers::kAuthorization)) {
@@ -202,7 +238,7 @@ Status RequestHandler::AuthorizeAdmin(const HttpRequest& request) const {
         "The cosmolite administration endpoints need the account key: send it in the x-cosmolite-key header, "
         "or sign the request with it as a request for the account (an empty resource type and link).");
   }
-  return auth_.Verify(request, "", "", options_.now_seconds());
+  return VerifySignature(request, "", "", action);
 }
 
 // Administration, outside the Cosmos REST surface (documented in the README), with the account key

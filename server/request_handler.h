@@ -29,6 +29,11 @@ struct HandlerOptions {
   unsigned short listen_port = 8081;
   // Clock for signature dates; replaceable in tests.
   std::function<int64_t()> now_seconds;
+  // Keys besides the primary one the handler is built with (base64; one that is not is ignored):
+  // the secondary key signs anything; a read-only key signs reads and queries, and a write signed
+  // with one gets the 401 of a wrong signature, as the service answers it.
+  std::vector<std::string> secondary_keys;
+  std::vector<std::string> read_only_keys;
 };
 
 // What the handler works out about a request before it touches the store: the path, whether the
@@ -86,11 +91,17 @@ class RequestHandler {
   // The administration endpoints take the account key, in the x-cosmolite-key header (for curl) or
   // as a master-key signature over an empty resource type and link (as for GET /); 401 otherwise.
   Status AuthorizeAdmin(const HttpRequest& request) const;
+  // The signature against the primary key, then the secondary and the read-only ones; `write`:
+  // whether the request changes anything, which a read-only key may not sign.
+  Status VerifySignature(const HttpRequest& request, std::string_view resource_type, std::string_view resource_link,
+                         bool write) const;
   Result<HttpResponse> Admin(const HttpRequest& request, std::string_view path_text) const;
 
   engine::Account& account_;
   MasterKeyAuth auth_;
   HandlerOptions options_;
+  std::vector<MasterKeyAuth> secondary_auth_;
+  std::vector<MasterKeyAuth> read_only_auth_;
 };
 
 }  // namespace cosmos::server

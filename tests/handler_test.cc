@@ -89,6 +89,53 @@ TEST_CASE("the administration endpoints take the account key, in x-cosmolite-key
   CHECK(emulator.Call("GET", "/_cosmolite/nothing", "", {{"x-cosmolite-key", cosmos::testing::kKey}}).status == 404);
 }
 
+TEST_CASE("a read-only key signs reads and queries, and a write signed with it gets the 401 of a wrong signature",
+          "[handler]") {
+  const std::string read_only = "cmVhZC1vbmx5LWtleS1mb3ItdGVzdHM=";
+  const std::string secondary = "c2Vjb25kYXJ5LWtleS1mb3ItdGVzdHM=";
+  Emulator emulator({}, [&](cosmos::server::HandlerOptions& options) {
+    options.read_only_keys = {read_only};
+    options.secondary_keys = {secondary};
+  });
+  emulator.CreateContainer();
+  REQUIRE(emulator.CreateItem(R"({"id":"a","pk":"p"})", R"(["p"])").status == 201);
+  // The request Emulator::Call would send, signed with `key` instead.
+  auto call_with = [&emulator](const std::string& key, const std::string& method, const std::string& path,
+                               const std::string& body = "",
+                               std::vector<std::pair<std::string, std::string>> headers = {}) {
+    auto parsed = cosmos::server::ResourcePath::Parse(path);
+    REQUIRE(parsed.ok());
+    std::string date = cosmos::server::FormatHttpDate(cosmos::testing::kNow);
+    std::string sig = MasterKeyAuth::Create(key)->Sign(
+        MasterKeyAuth::StringToSign(method, parsed->auth_resource_type, parsed->auth_resource_link, date, ""));
+    headers.emplace_back("authorization", "type%3Dmaster%26ver%3D1.0%26sig%3D" + sig);
+    return emulator.Call(method, path, body, headers);
+  };
+  std::vector<std::pair<std::string, std::string>> partition = {{"x-ms-documentdb-partitionkey", R"(["p"])"}};
+  CHECK(call_with(read_only, "GET", "/dbs/db/colls/c/docs/a", "", partition).status == 200);
+  CHECK(call_with(read_only, "GET", "/dbs/db/colls/c").status == 200);
+  auto query = call_with(read_only, "POST", "/dbs/db/colls/c/docs", R"({"query":"SELECT * FROM c"})",
+                         {{"x-ms-documentdb-isquery", "true"},
+                          {"content-type", "application/query+json"},
+                          {"x-ms-documentdb-query-enablecrosspartition", "true"}});
+  CHECK(query.status == 200);
+  auto create = call_with(read_only, "POST", "/dbs/db/colls/c/docs", R"({"id":"b","pk":"p"})", partition);
+  CHECK(create.status == 401);
+  CHECK(Json::parse(create.body)["message"].get<std::string>().find("can't serve the request") != std::string::npos);
+  CHECK(call_with(read_only, "DELETE", "/dbs/db/colls/c/docs/a", "", partition).status == 401);
+  CHECK(call_with(read_only, "POST", "/dbs", R"({"id":"db2"})").status == 401);
+  CHECK(emulator.Call("GET", "/dbs/db/colls/c/docs/a", "", partition).status == 200);  // nothing was deleted
+  // The secondary key signs anything; a key the account does not have signs nothing.
+  CHECK(call_with(secondary, "POST", "/dbs/db/colls/c/docs", R"({"id":"b","pk":"p"})", partition).status == 201);
+  CHECK(call_with("bm90IHRoZSBrZXk=", "GET", "/dbs/db/colls/c/docs/a", "", partition).status == 401);
+  // The administration endpoints: a read-only key reads them and may not act.
+  CHECK(emulator.Call("GET", "/_cosmolite/queries", "", {{"x-cosmolite-key", read_only}}).status == 200);
+  CHECK(emulator.Call("POST", "/_cosmolite/dbs/db/colls/c/pkranges/0/split", "", {{"x-cosmolite-key", read_only}}).status ==
+        401);
+  CHECK(emulator.Call("POST", "/_cosmolite/dbs/db/colls/c/pkranges/0/split", "", {{"x-cosmolite-key", secondary}}).status ==
+        200);
+}
+
 TEST_CASE("databases: create, conflict, read, list, delete", "[handler]") {
   Emulator emulator;
   auto created = emulator.Call("POST", "/dbs", R"({"id":"db1"})");

@@ -3,7 +3,7 @@ import crypto from "node:crypto";
 import tls from "node:tls";
 import * as a from "../lib/assert.mjs";
 import { makeClient } from "../lib/context.mjs";
-import { httpGet } from "../lib/server.mjs";
+import { ServerProcess, httpGet } from "../lib/server.mjs";
 import { rawRequest } from "../lib/raw.mjs";
 
 // The certificate the TLS handshake presents, and whether the handshake verified it against `ca`.
@@ -78,6 +78,47 @@ export default [
         failed = true;
       }
       a.ok(failed, "a TLS handshake succeeded on a --no-tls server");
+    },
+  },
+  {
+    name: "--read-only-key: a client with it reads and queries; its writes get 401; a --secondary-key client writes",
+    requires: ["managed"],
+    async run(ctx) {
+      const readOnlyKey = Buffer.from("a read-only key for the conformance suite").toString("base64");
+      const secondaryKey = Buffer.from("a secondary key for the conformance suite").toString("base64");
+      const server = new ServerProcess({ tls: ctx.tls, extraArgs: ["--read-only-key", readOnlyKey, "--secondary-key", secondaryKey] });
+      ctx.defer(() => server.stop());
+      await server.start();
+      const writer = makeClient(server.endpoint, server.key);
+      const reader = makeClient(server.endpoint, readOnlyKey);
+      const secondary = makeClient(server.endpoint, secondaryKey);
+      ctx.defer(() => { writer.dispose(); reader.dispose(); secondary.dispose(); });
+      const { database } = await writer.databases.create({ id: "keys" });
+      const { container } = await database.containers.create({ id: "c", partitionKey: { paths: ["/pk"] } });
+      await container.items.create({ id: "a", pk: "p", n: 1 });
+
+      const readerContainer = reader.database("keys").container("c");
+      const { resource } = await readerContainer.item("a", "p").read();
+      a.eq(resource?.n, 1, "the read-only client reads the item");
+      const { resources } = await readerContainer.items.query("SELECT VALUE c.n FROM c").fetchAll();
+      a.deepEq(resources, [1], "the read-only client queries");
+      for (const [what, write] of [
+        ["create", () => readerContainer.items.create({ id: "b", pk: "p" })],
+        ["delete", () => readerContainer.item("a", "p").delete()],
+        ["create a database", () => reader.databases.create({ id: "other" })],
+      ]) {
+        let status;
+        try {
+          await write();
+        } catch (error) {
+          status = error.code;
+        }
+        a.eq(status, 401, `a read-only ${what} is refused as the service refuses it`);
+      }
+      const created = await secondary.database("keys").container("c").items.create({ id: "b", pk: "p" });
+      a.status(created, 201, "the secondary key writes");
+      const { resources: ids } = await container.items.query("SELECT VALUE c.id FROM c").fetchAll();
+      a.deepEq(ids.sort(), ["a", "b"], "only the secondary key's write happened");
     },
   },
 ];
