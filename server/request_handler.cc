@@ -49,11 +49,10 @@ std::string ExplorerLandingPage(bool tls) {
 
 RequestHandler::RequestHandler(engine::Account& account, MasterKeyAuth auth, HandlerOptions options)
     : account_(account), auth_(std::move(auth)), options_(std::move(options)) {
-  for (const std::string& key : options_.secondary_keys) {
-    if (auto secondary = MasterKeyAuth::Create(key); secondary.ok()) secondary_auth_.push_back(std::move(secondary).value());
-  }
-  for (const std::string& key : options_.read_only_keys) {
-    if (auto read_only = MasterKeyAuth::Create(key); read_only.ok()) read_only_auth_.push_back(std::move(read_only).value());
+  for (bool read_only : {false, true}) {
+    for (const std::string& key : read_only ? options_.read_only_keys : options_.secondary_keys) {
+      if (auto auth = MasterKeyAuth::Create(key); auth.ok()) other_keys_.push_back({std::move(auth).value(), read_only});
+    }
   }
   if (!options_.now_seconds) {
     options_.now_seconds = [] {
@@ -205,14 +204,11 @@ Status RequestHandler::VerifySignature(const HttpRequest& request, std::string_v
   Status primary = auth_.Verify(request, resource_type, resource_link, options_.now_seconds());
   // Another key can only help when the signature itself did not match (not for a stale date).
   if (primary.ok() || primary.code() != ErrorCode::kUnauthorized) return primary;
-  for (const MasterKeyAuth& secondary : secondary_auth_) {
-    if (secondary.Verify(request, resource_type, resource_link, options_.now_seconds()).ok()) return Status();
-  }
-  for (const MasterKeyAuth& read_only : read_only_auth_) {
-    if (read_only.Verify(request, resource_type, resource_link, options_.now_seconds()).ok()) {
+  for (const OtherKey& other : other_keys_) {
+    if (other.auth.Verify(request, resource_type, resource_link, options_.now_seconds()).ok()) {
       // The service does not tell a read-only key's write from a wrong signature: both are the
       // 401 "MAC signature" answer (docs: troubleshoot-unauthorized).
-      return write ? primary : Status();
+      return other.read_only && write ? primary : Status();
     }
   }
   return primary;
@@ -222,13 +218,11 @@ Status RequestHandler::AuthorizeAdmin(const HttpRequest& request) const {
   bool action = request.method != "GET" && request.method != "HEAD";
   if (std::optional<std::string> key = request.headers.Get(headers::kCosmoliteKey)) {
     if (auth_.IsKey(*key)) return Status();
-    for (const MasterKeyAuth& secondary : secondary_auth_) {
-      if (secondary.IsKey(*key)) return Status();
-    }
-    for (const MasterKeyAuth& read_only : read_only_auth_) {
-      if (read_only.IsKey(*key)) {
-        return action ? Status::Unauthorized("A read-only key may read the administration endpoints, not act on them.")
-                      : Status();
+    for (const OtherKey& other : other_keys_) {
+      if (other.auth.IsKey(*key)) {
+        return other.read_only && action
+                   ? Status::Unauthorized("A read-only key may read the administration endpoints, not act on them.")
+                   : Status();
       }
     }
     return Status::Unauthorized("The x-cosmolite-key header does not hold the account key.");

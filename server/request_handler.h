@@ -100,8 +100,12 @@ class RequestHandler {
   engine::Account& account_;
   MasterKeyAuth auth_;
   HandlerOptions options_;
-  std::vector<MasterKeyAuth> secondary_auth_;
-  std::vector<MasterKeyAuth> read_only_auth_;
+  // The keys besides the primary one, secondary ones first.
+  struct OtherKey {
+    MasterKeyAuth auth;
+    bool read_only = false;
+  };
+  std::vector<OtherKey> other_keys_;
 };
 
 }  // namespace cosmos::server
