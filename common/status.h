@@ -17,7 +17,9 @@ enum class ErrorCode {
   kBadRequest,             // malformed input: JSON, headers, ids, definitions
   kPartitionKeyMismatch,   // the partition key header disagrees with the document
   kUnauthorized,           // missing, malformed or wrong authorization header
-  kForbidden,              // a valid signature whose date is out of range
+  kForbidden,              // a valid signature whose date is out of range; a resource token out of its scope
+  kAadOperationNotAllowed, // an Entra ID token on a management operation (403/5300)
+  kRbacPermissionMissing,  // an Entra ID principal whose data-plane role lacks the action (403/5301)
   kNotFound,               // the addressed resource does not exist
   kOwnerResourceNotFound,  // the database or container that owns it does not exist
   kMethodNotAllowed,       // a verb the resource does not support
@@ -46,6 +48,12 @@ class [[nodiscard]] Status {
   }
   static Status Unauthorized(std::string message) { return {ErrorCode::kUnauthorized, std::move(message)}; }
   static Status Forbidden(std::string message) { return {ErrorCode::kForbidden, std::move(message)}; }
+  static Status AadOperationNotAllowed(std::string message) {
+    return {ErrorCode::kAadOperationNotAllowed, std::move(message)};
+  }
+  static Status RbacPermissionMissing(std::string message) {
+    return {ErrorCode::kRbacPermissionMissing, std::move(message)};
+  }
   static Status NotFound(std::string message) { return {ErrorCode::kNotFound, std::move(message)}; }
   static Status OwnerResourceNotFound(std::string message) {
     return {ErrorCode::kOwnerResourceNotFound, std::move(message)};

@@ -8,6 +8,7 @@ Account::Account(std::unique_ptr<storage::Store> store, AccountOptions options)
       catalog_(context_),
       items_(context_, admission_),
       queries_(context_, admission_),
+      security_(context_),
       change_feed_(context_),
       ranges_(context_),
       maintenance_(context_, catalog_) {}

@@ -22,6 +22,7 @@
 #include "engine/maintenance/maintenance.h"
 #include "engine/partitioning/partition_key_ranges.h"
 #include "engine/queries/queries.h"
+#include "engine/security/security.h"
 #include "engine/shared/account_context.h"
 #include "storage/store.h"
 
@@ -117,6 +118,52 @@ class Account {
   // Recent item queries with their cost summed over all their requests (GET /_cosmolite/queries).
   const QueryLog& query_log() const { return queries_.query_log(); }
 
+  // Users, permissions and resource tokens: security/security.h.
+  Result<ResourceResponse> CreateUser(const ResourceName& database, const std::string& body, bool upsert = false) {
+    return security_.CreateUser(database, body, upsert);
+  }
+  Result<ResourceResponse> ReadUser(const UserAddress& user) { return security_.ReadUser(user); }
+  Result<FeedResponse> ListUsers(const ResourceName& database, const FeedOptions& options) {
+    return security_.ListUsers(database, options);
+  }
+  Result<QueryResponse> QueryUsers(const ResourceName& database, const QueryRequest& request) {
+    COSMOS_ASSIGN_OR_RETURN(auto users, security_.UserBodies(database));
+    return queries_.QueryResources(request, std::move(users.first), "Users", users.second);
+  }
+  Result<ResourceResponse> ReplaceUser(const UserAddress& user, const std::string& body,
+                                       const Preconditions& preconditions) {
+    return security_.ReplaceUser(user, body, preconditions);
+  }
+  Result<ResourceResponse> DeleteUser(const UserAddress& user, const Preconditions& preconditions) {
+    return security_.DeleteUser(user, preconditions);
+  }
+  Result<ResourceResponse> CreatePermission(const UserAddress& user, const std::string& body, bool upsert,
+                                            std::optional<int64_t> token_seconds) {
+    return security_.CreatePermission(user, body, upsert, token_seconds);
+  }
+  Result<ResourceResponse> ReadPermission(const PermissionAddress& permission, std::optional<int64_t> token_seconds) {
+    return security_.ReadPermission(permission, token_seconds);
+  }
+  Result<FeedResponse> ListPermissions(const UserAddress& user, const FeedOptions& options,
+                                       std::optional<int64_t> token_seconds) {
+    return security_.ListPermissions(user, options, token_seconds);
+  }
+  Result<QueryResponse> QueryPermissions(const UserAddress& user, const QueryRequest& request,
+                                         std::optional<int64_t> token_seconds) {
+    COSMOS_ASSIGN_OR_RETURN(auto permissions, security_.PermissionBodies(user, token_seconds));
+    return queries_.QueryResources(request, std::move(permissions.first), "Permissions", permissions.second);
+  }
+  Result<ResourceResponse> ReplacePermission(const PermissionAddress& permission, const std::string& body,
+                                             const Preconditions& preconditions, std::optional<int64_t> token_seconds) {
+    return security_.ReplacePermission(permission, body, preconditions, token_seconds);
+  }
+  Result<ResourceResponse> DeletePermission(const PermissionAddress& permission, const Preconditions& preconditions) {
+    return security_.DeletePermission(permission, preconditions);
+  }
+  Status AuthorizeResourceToken(std::string_view token, const AccessRequest& request, int64_t now_seconds) {
+    return security_.AuthorizeResourceToken(token, request, now_seconds);
+  }
+
   // Partition key ranges and splits: partitioning/partition_key_ranges.h.
   Result<PartitionKeyRangesResponse> ReadPartitionKeyRanges(const ContainerAddress& container,
                                                             const std::optional<std::string>& if_none_match,
@@ -152,6 +199,7 @@ class Account {
   Catalog catalog_;
   Items items_;
   Queries queries_;
+  Security security_;
   ChangeFeed change_feed_;
   PartitionKeyRanges ranges_;
   Maintenance maintenance_;

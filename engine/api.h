@@ -32,6 +32,17 @@ struct ContainerAddress {
   std::string intended_rid = {};
 };
 
+// A user of a database, and a permission of a user (security/security.h).
+struct UserAddress {
+  ResourceName database;
+  ResourceName user;
+};
+
+struct PermissionAddress {
+  UserAddress user;
+  ResourceName permission;
+};
+
 // What an operation on one resource returns.
 struct ResourceResponse {
   std::string body;          // JSON text of the resource (empty after a delete)

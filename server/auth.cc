@@ -31,17 +31,12 @@ constexpr std::array<const char*, 12> kMonths = {"Jan", "Feb", "Mar", "Apr", "Ma
                                                  "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"};
 constexpr std::array<const char*, 7> kWeekdays = {"Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"};
 
-// Splits "type=master&ver=1.0&sig=..." into its three fields.
-struct AuthFields {
-  std::string type;
-  std::string version;
-  std::string signature;
-};
+}  // namespace
 
-std::optional<AuthFields> ParseAuthorization(std::string_view header) {
+std::optional<AuthorizationFields> ParseAuthorization(std::string_view header) {
   std::optional<std::string> decoded = PercentDecode(header);
   if (!decoded) return std::nullopt;
-  AuthFields fields;
+  AuthorizationFields fields;
   std::string_view rest = *decoded;
   while (!rest.empty()) {
     size_t amp = rest.find('&');
@@ -62,6 +57,8 @@ std::optional<AuthFields> ParseAuthorization(std::string_view header) {
   if (fields.type.empty() || fields.version.empty() || fields.signature.empty()) return std::nullopt;
   return fields;
 }
+
+namespace {
 
 std::string Escape(std::string_view text) {  // shows the string-to-sign on one line
   std::string out;
@@ -203,7 +200,7 @@ Status MasterKeyAuth::Verify(const HttpRequest& request, std::string_view resour
     return Status::Unauthorized(
         "Required Header authorization is missing. Ensure a valid Authorization token is passed.");
   }
-  std::optional<AuthFields> fields = ParseAuthorization(*header);
+  std::optional<AuthorizationFields> fields = ParseAuthorization(*header);
   if (!fields) {
     return Status::Unauthorized(
         "The authorization header is malformed: expected a URL-encoded "

@@ -22,6 +22,15 @@ std::optional<int64_t> ParseHttpDate(std::string_view text);
 // Formats seconds since the epoch as an RFC 1123 date.
 std::string FormatHttpDate(int64_t epoch_seconds);
 
+// The three fields of an authorization header, "type=<type>&ver=<version>&sig=<signature>",
+// URL-decoded; nullopt when it is not URL-encoded text of that shape.
+struct AuthorizationFields {
+  std::string type;
+  std::string version;
+  std::string signature;
+};
+std::optional<AuthorizationFields> ParseAuthorization(std::string_view header);
+
 // What logs say instead of a key: "sha256:" and the first 12 hex digits of its SHA-256, enough to
 // tell two keys apart, useless for signing.
 std::string KeyFingerprint(std::string_view key);

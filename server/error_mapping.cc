@@ -11,6 +11,8 @@ HttpError MapError(ErrorCode code) {
     case ErrorCode::kPartitionKeyMismatch: return {400, 1001, "BadRequest"};
     case ErrorCode::kUnauthorized: return {401, 0, "Unauthorized"};
     case ErrorCode::kForbidden: return {403, 0, "Forbidden"};
+    case ErrorCode::kAadOperationNotAllowed: return {403, 5300, "Forbidden"};
+    case ErrorCode::kRbacPermissionMissing: return {403, 5301, "Forbidden"};
     case ErrorCode::kNotFound: return {404, 0, "NotFound"};
     case ErrorCode::kOwnerResourceNotFound: return {404, 1003, "NotFound"};
     case ErrorCode::kMethodNotAllowed: return {405, 0, "MethodNotAllowed"};

@@ -10,6 +10,7 @@ inline constexpr char kMsDate[] = "x-ms-date";
 inline constexpr char kDate[] = "date";
 inline constexpr char kPartitionKey[] = "x-ms-documentdb-partitionkey";
 inline constexpr char kIsUpsert[] = "x-ms-documentdb-is-upsert";
+inline constexpr char kResourceTokenExpiry[] = "x-ms-documentdb-expiry-seconds";
 inline constexpr char kIsQuery[] = "x-ms-documentdb-isquery";
 inline constexpr char kIsQueryPlanRequest[] = "x-ms-cosmos-is-query-plan-request";
 inline constexpr char kEnableCrossPartition[] = "x-ms-documentdb-query-enablecrosspartition";

@@ -42,6 +42,8 @@ struct Flags {
   std::string secondary_key;
   std::string read_only_key;
   std::string secondary_read_only_key;
+  std::string aad_tokens = "off";
+  std::vector<std::string> aad_readers;
   bool no_tls = false;
   std::string cert;
   std::string cert_key;
@@ -157,6 +159,16 @@ int main(int argc, char** argv) {
       ->envname("COSMOLITE_READ_ONLY_KEY");
   app.add_option("--secondary-read-only-key", flags.secondary_read_only_key, "a second read-only key")
       ->envname("COSMOLITE_SECONDARY_READ_ONLY_KEY");
+  app.add_option("--aad-tokens", flags.aad_tokens,
+                 "Entra ID (AAD) tokens: off; emulator (a JWT whose signature part is an account key, as the "
+                 "SDKs' emulator credentials make); any (any well-formed, unexpired JWT)")
+      ->envname("COSMOLITE_AAD_TOKENS")
+      ->check(CLI::IsMember({"off", "emulator", "any"}))
+      ->capture_default_str();
+  app.add_option("--aad-readers", flags.aad_readers,
+                 "Entra ID principals (oid claims, comma-separated) that are Data Readers; others are Data Contributors")
+      ->envname("COSMOLITE_AAD_READERS")
+      ->delimiter(',');
   app.add_flag("--no-tls", flags.no_tls, "serve plain HTTP only (by default HTTPS and HTTP share the port)")
       ->envname("COSMOLITE_NO_TLS");
   app.add_option("--cert", flags.cert, "PEM certificate (chain) to serve instead of the generated one")
@@ -305,6 +317,7 @@ int main(int argc, char** argv) {
     }
     other_keys += std::string(", ") + (flag + 2) + " " + DescribeKey(*key);
   }
+  if (flags.aad_tokens != "off") other_keys += ", Entra ID tokens: " + flags.aad_tokens;
 
   cosmos::server::ServerOptions server_options;
   server_options.host = flags.host;
@@ -346,6 +359,8 @@ int main(int argc, char** argv) {
     if (!key->empty()) handler_options.read_only_keys.push_back(*key);
   }
   handler_options.listen_port = flags.port;
+  handler_options.aad_mode = cosmos::server::ParseAadMode(flags.aad_tokens).value_or(cosmos::server::AadMode::kOff);
+  handler_options.aad_reader_principals = flags.aad_readers;
   cosmos::server::RequestHandler handler(account, std::move(auth).value(), handler_options);
   cosmos::server::HttpServer server(server_options, handler);
   if (auto status = server.Listen(); !status.ok()) return Fail(status.message());

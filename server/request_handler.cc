@@ -48,12 +48,7 @@ std::string ExplorerLandingPage(bool tls) {
 }  // namespace
 
 RequestHandler::RequestHandler(engine::Account& account, MasterKeyAuth auth, HandlerOptions options)
-    : account_(account), auth_(std::move(auth)), options_(std::move(options)) {
-  for (bool read_only : {false, true}) {
-    for (const std::string& key : read_only ? options_.read_only_keys : options_.secondary_keys) {
-      if (auto auth = MasterKeyAuth::Create(key); auth.ok()) other_keys_.push_back({std::move(auth).value(), read_only});
-    }
-  }
+    : account_(account), options_(std::move(options)), authorizer_(account, std::move(auth), options_) {
   if (!options_.now_seconds) {
     options_.now_seconds = [] {
       return std::chrono::duration_cast<std::chrono::seconds>(
@@ -104,7 +99,7 @@ RequestContext RequestHandler::Inspect(const HttpRequest& request, bool parse_it
 
   context.is_admin = path_text.rfind("/_cosmolite/", 0) == 0;
   if (context.is_admin) {
-    context.refused = AuthorizeAdmin(request);
+    context.refused = authorizer_.AuthorizeAdmin(request, options_.now_seconds());
     return context;
   }
   Result<ResourcePath> path = ResourcePath::Parse(path_text);
@@ -114,7 +109,7 @@ RequestContext RequestHandler::Inspect(const HttpRequest& request, bool parse_it
   }
   Verb verb = VerbOf(request);
   bool write = verb != Verb::kGet && verb != Verb::kHead && verb != Verb::kQuery;
-  context.refused = VerifySignature(request, path->auth_resource_type, path->auth_resource_link, write);
+  context.refused = authorizer_.Authorize(request, *path, write, options_.now_seconds());
   if (context.refused.ok()) context.refused = CheckCommonHeaders(request);
   if (parse_item && context.refused.ok()) {
     const Route* route = FindRoute(*path, VerbOf(request));
@@ -149,6 +144,8 @@ HttpResponse RequestHandler::Finish(const HttpRequest& request, RequestContext& 
     response = ErrorResponse(status, context.activity_id);
     // Unauthenticated and throttled requests consume nothing.
     bool charged = status.code() != ErrorCode::kUnauthorized && status.code() != ErrorCode::kForbidden &&
+                   status.code() != ErrorCode::kAadOperationNotAllowed &&
+                   status.code() != ErrorCode::kRbacPermissionMissing &&
                    status.code() != ErrorCode::kRequestRateTooLarge;
     response.AddHeader(headers::kRequestCharge, FormatCharge(charged ? engine::FailedRequestCharge() : 0.0));
   }
@@ -197,42 +194,6 @@ std::vector<HttpResponse> RequestHandler::HandleWrites(const std::vector<Prepare
     }
   }
   return responses;
-}
-
-Status RequestHandler::VerifySignature(const HttpRequest& request, std::string_view resource_type,
-                                       std::string_view resource_link, bool write) const {
-  Status primary = auth_.Verify(request, resource_type, resource_link, options_.now_seconds());
-  // Another key can only help when the signature itself did not match (not for a stale date).
-  if (primary.ok() || primary.code() != ErrorCode::kUnauthorized) return primary;
-  for (const OtherKey& other : other_keys_) {
-    if (other.auth.Verify(request, resource_type, resource_link, options_.now_seconds()).ok()) {
-      // The service does not tell a read-only key's write from a wrong signature: both are the
-      // 401 "MAC signature" answer (docs: troubleshoot-unauthorized).
-      return other.read_only && write ? primary : Status();
-    }
-  }
-  return primary;
-}
-
-Status RequestHandler::AuthorizeAdmin(const HttpRequest& request) const {
-  bool action = request.method != "GET" && request.method != "HEAD";
-  if (std::optional<std::string> key = request.headers.Get(headers::kCosmoliteKey)) {
-    if (auth_.IsKey(*key)) return Status();
-    for (const OtherKey& other : other_keys_) {
-      if (other.auth.IsKey(*key)) {
-        return other.read_only && action
-                   ? Status::Unauthorized("A read-only key may read the administration endpoints, not act on them.")
-                   : Status();
-      }
-    }
-    return Status::Unauthorized("The x-cosmolite-key header does not hold the account key.");
-  }
-  if (!request.headers.Get(headers::kAuthorization)) {
-    return Status::Unauthorized(
-        "The cosmolite administration endpoints need the account key: send it in the x-cosmolite-key header, "
-        "or sign the request with it as a request for the account (an empty resource type and link).");
-  }
-  return VerifySignature(request, "", "", action);
 }
 
 // Administration, outside the Cosmos REST surface (documented in the README), with the account key

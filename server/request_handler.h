@@ -13,8 +13,10 @@
 #include <vector>
 
 #include "engine/account.h"
+#include "server/aad_token.h"
 #include "server/auth.h"
 #include "server/http_message.h"
+#include "server/request_authorization.h"
 #include "server/resource_path.h"
 
 namespace cosmos::server {
@@ -34,6 +36,10 @@ struct HandlerOptions {
   // with one gets the 401 of a wrong signature, as the service answers it.
   std::vector<std::string> secondary_keys;
   std::vector<std::string> read_only_keys;
+  // Entra ID tokens (aad_token.h): whether and how they are accepted, and the principals (object
+  // ids) that are Data Readers rather than Data Contributors.
+  AadMode aad_mode = AadMode::kOff;
+  std::vector<std::string> aad_reader_principals;
 };
 
 // What the handler works out about a request before it touches the store: the path, whether the
@@ -87,25 +93,13 @@ class RequestHandler {
   // The rest of Handle but the common headers, given the request's context (its parsed item is
   // consumed).
   HttpResponse Finish(const HttpRequest& request, RequestContext& context) const;
-  // /_cosmolite/...: administration (splits), unsigned like /alive.
-  // The administration endpoints take the account key, in the x-cosmolite-key header (for curl) or
-  // as a master-key signature over an empty resource type and link (as for GET /); 401 otherwise.
-  Status AuthorizeAdmin(const HttpRequest& request) const;
-  // The signature against the primary key, then the secondary and the read-only ones; `write`:
-  // whether the request changes anything, which a read-only key may not sign.
-  Status VerifySignature(const HttpRequest& request, std::string_view resource_type, std::string_view resource_link,
-                         bool write) const;
+  // /_cosmolite/...: administration (splits, the query log, the partition report), with the
+  // account key (RequestAuthorizer::AuthorizeAdmin).
   Result<HttpResponse> Admin(const HttpRequest& request, std::string_view path_text) const;
 
   engine::Account& account_;
-  MasterKeyAuth auth_;
   HandlerOptions options_;
-  // The keys besides the primary one, secondary ones first.
-  struct OtherKey {
-    MasterKeyAuth auth;
-    bool read_only = false;
-  };
-  std::vector<OtherKey> other_keys_;
+  RequestAuthorizer authorizer_;
 };
 
 }  // namespace cosmos::server

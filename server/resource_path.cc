@@ -8,35 +8,32 @@
 namespace cosmos::server {
 namespace {
 
-// The resource type a segment names at each depth: /dbs/{id}/colls/{id}/{docs|pkranges}/{id}.
-bool TypeAllowedAt(size_t depth, std::string_view type, ResourceKind* kind) {
-  if (depth == 0 && type == "offers") {  // offers are top level: /offers/{offer rid}
-    *kind = ResourceKind::kOffer;
-    return true;
-  }
-  if (depth == 0 && type == "dbs") {
-    *kind = ResourceKind::kDatabase;
-    return true;
-  }
-  if (depth == 1 && type == "colls") {
-    *kind = ResourceKind::kContainer;
-    return true;
-  }
-  if (depth == 2 && type == "docs") {
-    *kind = ResourceKind::kDocument;
-    return true;
-  }
-  if (depth == 2 && type == "pkranges") {
-    *kind = ResourceKind::kPartitionKeyRange;
-    return true;
-  }
-  if (depth == 2 && type == "conflicts") {
-    *kind = ResourceKind::kConflict;
-    return true;
-  }
-  if (depth == 2 && type == "operations") {
-    *kind = ResourceKind::kContainerOperation;
-    return true;
+// The resource type a segment names at each depth, below its parent's type:
+// /dbs/{id}/colls/{id}/{docs|pkranges|conflicts|operations}/{id}, /dbs/{id}/users/{id}/permissions/{id},
+// and /offers/{id}.
+bool TypeAllowedAt(size_t depth, std::string_view parent, std::string_view type, ResourceKind* kind) {
+  struct Allowed {
+    size_t depth;
+    std::string_view parent;
+    std::string_view type;
+    ResourceKind kind;
+  };
+  static constexpr Allowed kAllowed[] = {
+      {0, "", "offers", ResourceKind::kOffer},
+      {0, "", "dbs", ResourceKind::kDatabase},
+      {1, "dbs", "colls", ResourceKind::kContainer},
+      {1, "dbs", "users", ResourceKind::kUser},
+      {2, "colls", "docs", ResourceKind::kDocument},
+      {2, "colls", "pkranges", ResourceKind::kPartitionKeyRange},
+      {2, "colls", "conflicts", ResourceKind::kConflict},
+      {2, "colls", "operations", ResourceKind::kContainerOperation},
+      {2, "users", "permissions", ResourceKind::kPermission},
+  };
+  for (const Allowed& allowed : kAllowed) {
+    if (allowed.depth == depth && allowed.parent == parent && allowed.type == type) {
+      *kind = allowed.kind;
+      return true;
+    }
   }
   return false;
 }
@@ -65,7 +62,8 @@ Result<ResourcePath> ResourcePath::Parse(std::string_view path) {
 
   ResourcePath result;
   for (size_t index = 0; index < segments.size(); index += 2) {
-    if (!TypeAllowedAt(index / 2, segments[index], &result.kind)) return UnknownPath(path);
+    std::string_view parent = index >= 2 ? std::string_view(segments[index - 2]) : std::string_view();
+    if (!TypeAllowedAt(index / 2, parent, segments[index], &result.kind)) return UnknownPath(path);
     if (index + 1 < segments.size()) result.ids.push_back(segments[index + 1]);
   }
   result.is_feed = !segments.empty() && segments.size() % 2 == 1;

@@ -17,14 +17,14 @@ namespace cosmos::server {
 // kContainerOperation: /dbs/{db}/colls/{c}/operations/{name}, an operation on the container as a
 // whole (partitionkeydelete), signed as the container.
 enum class ResourceKind { kAccount, kDatabase, kContainer, kDocument, kPartitionKeyRange, kOffer, kContainerOperation,
-                          kConflict };
+                          kConflict, kUser, kPermission };
 
 struct ResourcePath {
   ResourceKind kind = ResourceKind::kAccount;
   bool is_feed = false;        // the path ends in a type (/dbs, .../colls, .../docs)
   bool is_rid_based = false;
-  std::vector<std::string> ids;  // decoded ids from the database down, e.g. {db, coll, doc}
-  std::string auth_resource_type;  // "", "dbs", "colls", "docs", "pkranges", "offers"
+  std::vector<std::string> ids;  // decoded ids from the database down, e.g. {db, coll, doc}, {db, user, permission}
+  std::string auth_resource_type;  // "", "dbs", "colls", "docs", "pkranges", "offers", "users", "permissions"
   std::string auth_resource_link;  // e.g. "dbs/db/colls/c", lowercased rid when rid-based
 
   // Parses the path part of a request target (no query string). Returns kNotFound for a path

@@ -58,7 +58,8 @@ Status Transaction::DeleteDatabase(int64_t seq) {
     COSMOS_RETURN_IF_ERROR(DeleteContainer(container.seq));
   }
   for (const char* sql : {"DELETE FROM offers WHERE is_database = 1 AND resource_seq = ?",
-                          "DELETE FROM databases WHERE seq = ?"}) {
+                          "DELETE FROM permissions WHERE user_seq IN (SELECT seq FROM users WHERE database_seq = ?)",
+                          "DELETE FROM users WHERE database_seq = ?", "DELETE FROM databases WHERE seq = ?"}) {
     COSMOS_ASSIGN_OR_RETURN(auto* stmt, connection_->Prepare(sql));
     stmt->Bind(1, seq);
     COSMOS_RETURN_IF_ERROR(stmt->Run());

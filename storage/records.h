@@ -47,6 +47,26 @@ struct OfferRecord {
   std::string body;          // the offer resource's JSON
 };
 
+// A user of a database (users and permissions hand out scoped access with resource tokens).
+struct UserRecord {
+  int64_t seq = 0;
+  int64_t database_seq = 0;
+  std::string id;
+  std::string body;
+};
+
+// A permission of a user. `resource` is the permission's resource link as the engine normalised
+// it (the same resource always gives the same text, so a user holds one permission per resource);
+// `scope` is what the engine resolved that link to, in a form of its own.
+struct PermissionRecord {
+  int64_t seq = 0;
+  int64_t user_seq = 0;
+  std::string id;
+  std::string body;
+  std::string resource;
+  std::string scope;
+};
+
 // One indexed value of a document: its path and its order-preserving encoding.
 struct IndexEntry {
   std::string path;

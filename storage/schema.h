@@ -100,6 +100,26 @@ CREATE TABLE IF NOT EXISTS partition_key_ranges(
   version INTEGER NOT NULL,
   gone INTEGER NOT NULL DEFAULT 0,
   PRIMARY KEY(container_seq, range_id)) WITHOUT ROWID;
+-- Users of a database and their permissions (one per resource and user).
+CREATE TABLE IF NOT EXISTS users(
+  seq INTEGER PRIMARY KEY AUTOINCREMENT,
+  database_seq INTEGER NOT NULL,
+  id TEXT NOT NULL,
+  body TEXT NOT NULL,
+  UNIQUE(database_seq, id));
+CREATE TABLE IF NOT EXISTS permissions(
+  seq INTEGER PRIMARY KEY AUTOINCREMENT,
+  user_seq INTEGER NOT NULL,
+  id TEXT NOT NULL,
+  body TEXT NOT NULL,
+  resource TEXT NOT NULL,
+  scope TEXT NOT NULL,
+  UNIQUE(user_seq, id));
+CREATE UNIQUE INDEX IF NOT EXISTS permissions_by_resource ON permissions(user_seq, resource);
+-- Secrets the account keeps across restarts (the key that signs resource tokens).
+CREATE TABLE IF NOT EXISTS account_secrets(
+  name TEXT PRIMARY KEY,
+  value BLOB NOT NULL) WITHOUT ROWID;
 
 )sql";
 

@@ -63,7 +63,7 @@ struct StoreOptions {
   int64_t max_pages = 0;
 };
 
-enum class SeqKind { kDatabase, kContainer, kDocument, kOffer };
+enum class SeqKind { kDatabase, kContainer, kDocument, kOffer, kUser, kPermission };
 
 class Store;
 class WalCheckpointer;
@@ -105,6 +105,28 @@ class Transaction {
   // Up to `limit` offers (-1: all) with seq greater than `after_seq`, in seq order.
   Result<std::vector<OfferRecord>> ListOffers(int64_t after_seq = 0, int64_t limit = -1);
   Status UpdateOfferBody(int64_t seq, std::string_view body);
+
+  // Users and permissions (security_tables.cc). Deleting a database deletes its users, and
+  // deleting a user its permissions. Insert and update return kConflict when the id (or, for a
+  // permission, the resource) is taken by another of the same owner.
+  Result<std::optional<UserRecord>> FindUser(int64_t database_seq, std::string_view id);
+  Result<std::optional<UserRecord>> FindUserBySeq(int64_t seq);
+  // Up to `limit` users (-1: all) with seq greater than `after_seq`, in seq order.
+  Result<std::vector<UserRecord>> ListUsers(int64_t database_seq, int64_t after_seq = 0, int64_t limit = -1);
+  Status InsertUser(const UserRecord& record);
+  Status UpdateUser(int64_t seq, std::string_view id, std::string_view body);
+  Status DeleteUser(int64_t seq);
+  Result<std::optional<PermissionRecord>> FindPermission(int64_t user_seq, std::string_view id);
+  Result<std::optional<PermissionRecord>> FindPermissionBySeq(int64_t seq);
+  Result<std::vector<PermissionRecord>> ListPermissions(int64_t user_seq, int64_t after_seq = 0, int64_t limit = -1);
+  Status InsertPermission(const PermissionRecord& record);
+  // Replaces the permission's id, body, resource and scope (its seq and user stay).
+  Status UpdatePermission(const PermissionRecord& record);
+  Status DeletePermission(int64_t seq);
+  // A named secret of the account, if one was stored.
+  Result<std::optional<std::string>> FindSecret(std::string_view name);
+  // Stores the secret unless one of that name exists (the existing one stays).
+  Status InsertSecret(std::string_view name, std::string_view value);
 
   // Index entries of one document. Inserting an entry that exists, or deleting one that does
   // not, is not an error.

@@ -105,6 +105,8 @@ Result<int64_t> Transaction::NextSeq(SeqKind kind) {
   const char* table = kind == SeqKind::kDatabase    ? "databases"
                       : kind == SeqKind::kContainer ? "containers"
                       : kind == SeqKind::kOffer     ? "offers"
+                      : kind == SeqKind::kUser      ? "users"
+                      : kind == SeqKind::kPermission ? "permissions"
                                                     : "documents";
   COSMOS_ASSIGN_OR_RETURN(auto* stmt, connection_->Prepare(
       "SELECT COALESCE((SELECT seq FROM sqlite_sequence WHERE name = ?), 0) + 1"));

@@ -48,10 +48,12 @@ class Queries {
   // Recent item queries with their cost summed over all their requests.
   const QueryLog& query_log() const { return query_log_; }
 
- private:
-  // Runs a query page over resource bodies listed in sequence order (databases, containers, offers).
+  // Runs a query page over resource bodies listed in sequence order (databases, containers,
+  // offers, users, permissions); the page continues after a seq.
   Result<QueryResponse> QueryResources(const QueryRequest& request, std::vector<std::pair<int64_t, std::string>> bodies,
                                        const char* feed_key, const std::string& owner_rid);
+
+ private:
 
   AccountContext& context_;
   Admission& admission_;

@@ -119,4 +119,43 @@ std::optional<ResourceId> ResourceId::Parse(std::string_view text) {
   return id;
 }
 
+std::string SecurityResourceId::ForUser(int64_t database_seq, int64_t user_seq) {
+  std::vector<uint8_t> bytes;
+  AppendDatabase(bytes, database_seq);
+  uint32_t value = static_cast<uint32_t>(user_seq) & 0x7FFFFFFF;
+  for (int shift = 24; shift >= 0; shift -= 8) bytes.push_back(static_cast<uint8_t>(value >> shift));
+  return Encode(bytes);
+}
+
+std::string SecurityResourceId::ForPermission(int64_t database_seq, int64_t user_seq, int64_t permission_seq) {
+  std::vector<uint8_t> bytes;
+  AppendDatabase(bytes, database_seq);
+  uint32_t value = static_cast<uint32_t>(user_seq) & 0x7FFFFFFF;
+  for (int shift = 24; shift >= 0; shift -= 8) bytes.push_back(static_cast<uint8_t>(value >> shift));
+  AppendChild(bytes, permission_seq, 0);
+  return Encode(bytes);
+}
+
+std::optional<SecurityResourceId> SecurityResourceId::Parse(std::string_view text) {
+  std::string base64(text);
+  for (char& c : base64) {
+    if (c == '-') c = '/';
+  }
+  std::optional<std::vector<uint8_t>> bytes = Base64Decode(base64);
+  if (!bytes || (bytes->size() != 8 && bytes->size() != 16)) return std::nullopt;
+  const std::vector<uint8_t>& b = *bytes;
+  if ((b[4] & kCollectionFlag) != 0) return std::nullopt;  // a collection, not a user
+  SecurityResourceId id;
+  for (int k = 3; k >= 0; --k) id.database = (id.database << 8) | b[k];
+  id.user = (b[4] << 24) | (b[5] << 16) | (b[6] << 8) | b[7];
+  if (id.database == 0 || id.user == 0) return std::nullopt;
+  if (b.size() == 16) {
+    uint64_t value = 0;
+    for (int k = 15; k >= 8; --k) value = (value << 8) | b[k];
+    id.permission = static_cast<int64_t>(value);
+    if (id.permission == 0) return std::nullopt;
+  }
+  return id;
+}
+
 }  // namespace cosmos::engine

@@ -31,6 +31,19 @@ struct ResourceId {
   static std::optional<ResourceId> Parse(std::string_view text);
 };
 
+// The rids of users (database 0-3, user 4-7 big-endian with the high bit of byte 4 clear, which
+// tells a user from a collection) and of permissions (a user's rid and 8 little-endian bytes).
+struct SecurityResourceId {
+  int64_t database = 0;
+  int64_t user = 0;
+  int64_t permission = 0;  // 0 when the id names a user
+
+  static std::string ForUser(int64_t database_seq, int64_t user_seq);
+  static std::string ForPermission(int64_t database_seq, int64_t user_seq, int64_t permission_seq);
+  // Parses a user or permission rid. Returns nullopt for anything else.
+  static std::optional<SecurityResourceId> Parse(std::string_view text);
+};
+
 // The `_self` links of a database and a container, from their rids.
 inline std::string DatabaseSelf(const std::string& database_rid) { return "dbs/" + database_rid + "/"; }
 inline std::string ContainerSelf(const std::string& database_rid, const std::string& container_rid) {
