@@ -1,7 +1,8 @@
 // Account: the engine's front door, the one object the server calls. Each call is answered by
 // the room of the engine that owns it — the catalog (databases, containers, offers), items,
-// queries, the change feed, partition key ranges, admission (throttling, partition report) and
-// maintenance (TTL sweep, index builds, data-file upgrades) — which share one AccountContext.
+// queries, the change feed, partition key ranges, admission (throttling, partition report),
+// security (users, permissions, resource tokens) and maintenance (TTL sweep, index builds, data-file
+// upgrades) — which share one AccountContext.
 // It speaks typed requests and JSON text (api.h), never HTTP.
 // Thread-safety: safe to call from many threads; each call is one store transaction.
 #pragma once

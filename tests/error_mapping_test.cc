@@ -20,6 +20,8 @@ TEST_CASE("every error code maps to its Cosmos status and substatus", "[errors]"
       {Status::PartitionKeyMismatch("m"), 400, 1001, "BadRequest"},
       {Status::Unauthorized("m"), 401, 0, "Unauthorized"},
       {Status::Forbidden("m"), 403, 0, "Forbidden"},
+      {Status::AadOperationNotAllowed("m"), 403, 5300, "Forbidden"},
+      {Status::RbacPermissionMissing("m"), 403, 5301, "Forbidden"},
       {Status::NotFound("m"), 404, 0, "NotFound"},
       {Status::OwnerResourceNotFound("m"), 404, 1003, "NotFound"},
       {Status::MethodNotAllowed("m"), 405, 0, "MethodNotAllowed"},
