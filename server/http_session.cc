@@ -28,6 +28,9 @@ namespace ssl = net::ssl;
 using tcp = net::ip::tcp;
 
 constexpr auto kTlsShutdownTimeout = std::chrono::seconds(5);
+// While the server stops, a TLS close sends close_notify but hardly waits for the client's: an idle
+// keep-alive client answers only when it next reads, and the process should not wait for that.
+constexpr auto kTlsShutdownTimeoutWhileStopping = std::chrono::milliseconds(200);
 
 HttpRequest ToHttpRequest(http::request<http::string_body>&& message, bool secure) {
   HttpRequest request;
@@ -67,7 +70,10 @@ class HttpSession : public SessionControl {
   void CloseWhenIdle() override {
     net::post(Self().stream().get_executor(), [self = Self().shared_from_this()] {
       if (self->phase_ == Phase::kIdle) {
-        self->DoClose();
+        // Ends the pending read, whose completion closes the connection (OnRead): a TLS close
+        // must not run beside a read still pending on the same stream.
+        beast::error_code ignored;
+        self->Lowest().socket().cancel(ignored);
       } else {
         self->close_after_response_ = true;
       }
@@ -263,7 +269,8 @@ class TlsSession : public HttpSession<TlsSession>, public std::enable_shared_fro
   void DoClose() {
     if (closing_) return;
     closing_ = true;
-    beast::get_lowest_layer(stream_).expires_after(kTlsShutdownTimeout);
+    beast::get_lowest_layer(stream_).expires_after(state_.stopping ? kTlsShutdownTimeoutWhileStopping
+                                                                   : kTlsShutdownTimeout);
     stream_.async_shutdown([self = shared_from_this()](beast::error_code) {
       beast::error_code ignored;
       beast::get_lowest_layer(self->stream_).socket().close(ignored);
