@@ -104,4 +104,35 @@ export default [
       await Promise.all(writes);
     },
   },
+  {
+    name: "users, permissions and their resource tokens survive a restart (the signing secret is in the data file)",
+    requires: ["managed"],
+    async run(ctx) {
+      const dir = makeTempDir();
+      ctx.defer(() => removeDir(dir));
+      const server = new ServerProcess({ tls: ctx.tls, dataDir: dir });
+      ctx.defer(() => server.stop());
+      await server.start();
+
+      let client = makeClient(server.endpoint, server.key);
+      const { database } = await client.databases.create({ id: "persist-security" });
+      const { container } = await database.containers.create({ id: "c", partitionKey: { paths: ["/pk"] } });
+      await container.items.create({ id: "a", pk: "p" });
+      await database.users.create({ id: "alice" });
+      const { resource: permission } = await database
+        .user("alice")
+        .permissions.create({ id: "read-c", permissionMode: "Read", resource: container.url });
+      client.dispose();
+
+      await restart(ctx, server, "first run");
+      client = makeClient(server.endpoint, server.key);
+      ctx.defer(() => client.dispose());
+      const { resources: users } = await client.database("persist-security").users.readAll().fetchAll();
+      a.deepEq(users.map((user) => user.id), ["alice"], "users after restart");
+      const tokenClient = makeClient(server.endpoint, undefined, { resourceTokens: { c: permission._token } });
+      ctx.defer(() => tokenClient.dispose());
+      const read = await tokenClient.database("persist-security").container("c").item("a", "p").read();
+      a.status(read, 200, "the token issued before the restart reads the item after it");
+    },
+  },
 ];
