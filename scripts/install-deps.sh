@@ -40,12 +40,17 @@ for pkg in "${packages[@]}"; do
     missing+=("$pkg")
   fi
 done
-if [ "$mode" = all ]; then
-  # The conformance suite needs Node.js and npm, the bench scripts Python 3; keep the ones the
-  # machine already has.
+if [ "$mode" = all ] || [ "$mode" = build ]; then
+  # npm installs the explorer's charting library at build time (explorer/package-lock.json); the
+  # conformance suite needs Node.js too. Keep the ones the machine already has.
   if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
     missing+=(nodejs npm)
   fi
+fi
+if [ "$mode" = all ]; then
+  # The explorer's browser test drives Debian's Chromium (with npm's playwright-core).
+  if ! command -v chromium >/dev/null 2>&1; then missing+=(chromium); fi
+  # The bench scripts need Python 3.
   if ! command -v python3 >/dev/null 2>&1; then
     missing+=(python3 python3-venv)
   elif ! python3 -c 'import ensurepip, venv' >/dev/null 2>&1; then

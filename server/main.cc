@@ -43,6 +43,7 @@ struct Flags {
   std::string read_only_key;
   std::string secondary_read_only_key;
   std::string aad_tokens = "off";
+  std::string explorer_dir;
   std::vector<std::string> aad_readers;
   bool no_tls = false;
   std::string cert;
@@ -169,6 +170,11 @@ int main(int argc, char** argv) {
                  "Entra ID principals (oid claims, comma-separated) that are Data Readers; others are Data Contributors")
       ->envname("COSMOLITE_AAD_READERS")
       ->delimiter(',');
+  app.add_option("--explorer-dir", flags.explorer_dir,
+                 "serve the data explorer's files from this directory (explorer/ of the source tree, after npm ci "
+                 "there) instead of the built-in ones, read at each request: for work on the page")
+      ->envname("COSMOLITE_EXPLORER_DIR")
+      ->check(CLI::ExistingDirectory);
   app.add_flag("--no-tls", flags.no_tls, "serve plain HTTP only (by default HTTPS and HTTP share the port)")
       ->envname("COSMOLITE_NO_TLS");
   app.add_option("--cert", flags.cert, "PEM certificate (chain) to serve instead of the generated one")
@@ -361,6 +367,7 @@ int main(int argc, char** argv) {
   handler_options.listen_port = flags.port;
   handler_options.aad_mode = cosmos::server::ParseAadMode(flags.aad_tokens).value_or(cosmos::server::AadMode::kOff);
   handler_options.aad_reader_principals = flags.aad_readers;
+  handler_options.explorer_dir = flags.explorer_dir;
   cosmos::server::RequestHandler handler(account, std::move(auth).value(), handler_options);
   cosmos::server::HttpServer server(server_options, handler);
   if (auto status = server.Listen(); !status.ok()) return Fail(status.message());

@@ -31,24 +31,14 @@ std::string NewActivityId() {
   return text;
 }
 
-// What /_explorer/ shows until the data explorer is served: where the endpoint and its
-// certificate are. (Testcontainers for Python waits for this page over HTTPS.)
-std::string ExplorerLandingPage(bool tls) {
-  std::string page =
-      "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>cosmolite</title></head><body>\n"
-      "<h1>cosmolite</h1>\n<p>A local Azure Cosmos DB (NoSQL API) emulator. Point an SDK at this address with the "
-      "emulator's account key.</p>\n";
-  page += tls ? "<p>Trust <a href=\"/_explorer/emulator.pem\">emulator.pem</a>, the certificate authority that "
-                "issued this server's certificate.</p>\n"
-              : "<p>TLS is off: this server speaks plain HTTP.</p>\n";
-  page += "<p>The data explorer is not served yet.</p>\n</body></html>\n";
-  return page;
-}
-
 }  // namespace
 
 RequestHandler::RequestHandler(engine::Account& account, MasterKeyAuth auth, HandlerOptions options)
-    : account_(account), options_(std::move(options)), authorizer_(account, std::move(auth), options_) {
+    : account_(account),
+      options_(std::move(options)),
+      authorizer_(account, std::move(auth), options_),
+      explorer_files_(options_.explorer_dir.empty() ? ExplorerFiles::Embedded()
+                                                    : ExplorerFiles::FromDirectory(options_.explorer_dir)) {
   if (!options_.now_seconds) {
     options_.now_seconds = [] {
       return std::chrono::duration_cast<std::chrono::seconds>(
@@ -89,8 +79,23 @@ RequestContext RequestHandler::Inspect(const HttpRequest& request, bool parse_it
     return context;
   }
 
-  if (request.method == "GET" && (path_text == "/_explorer/" || path_text == "/_explorer/index.html")) {
-    context.operational = PlainText(200, "text/html; charset=utf-8", ExplorerLandingPage(!options_.authority_pem.empty()));
+  // The explorer's files: static, holding no data, so unsigned (the page signs what it asks the
+  // API for). /_explorer itself redirects, so that the page's relative links resolve.
+  constexpr std::string_view kExplorer = "/_explorer/";
+  if ((request.method == "GET" || request.method == "HEAD") && path_text == "/_explorer") {
+    HttpResponse redirect = PlainText(301, "text/plain", "");
+    redirect.AddHeader("Location", std::string(kExplorer));
+    context.operational = std::move(redirect);
+    return context;
+  }
+  if ((request.method == "GET" || request.method == "HEAD") && path_text.rfind(kExplorer, 0) == 0) {
+    std::optional<ExplorerFile> file = explorer_files_.Find(std::string_view(path_text).substr(kExplorer.size()));
+    HttpResponse response = file ? PlainText(200, file->content_type, std::move(file->body))
+                                 : PlainText(404, "text/plain", "No such explorer file.\n");
+    response.AddHeader("Content-Security-Policy", ExplorerFiles::kContentSecurityPolicy);
+    response.AddHeader("X-Content-Type-Options", "nosniff");
+    response.AddHeader("Cache-Control", "no-cache");
+    context.operational = std::move(response);
     return context;
   }
 

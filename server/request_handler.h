@@ -15,6 +15,7 @@
 #include "engine/account.h"
 #include "server/aad_token.h"
 #include "server/auth.h"
+#include "server/explorer_files.h"
 #include "server/http_message.h"
 #include "server/request_authorization.h"
 #include "server/resource_path.h"
@@ -23,6 +24,8 @@ namespace cosmos::server {
 
 struct HandlerOptions {
   std::string authority_pem;  // the certificate clients trust, served at /_explorer/emulator.pem; empty without TLS
+  // Where the data explorer's files come from (--explorer-dir): empty, the ones built in.
+  std::string explorer_dir;
   // GET / advertises the account's read and write location as {scheme}://{advertised_host}:{port}/,
   // the port the client connected to (its Host header), else listen_port. The official emulator
   // advertises 127.0.0.1; a container's clients may need another name (--advertise-host). Empty:
@@ -100,6 +103,7 @@ class RequestHandler {
   engine::Account& account_;
   HandlerOptions options_;
   RequestAuthorizer authorizer_;
+  ExplorerFiles explorer_files_;
 };
 
 }  // namespace cosmos::server

@@ -107,7 +107,9 @@ Result<std::string> Admission::PartitionReport(int64_t largest_logical_partition
       containers.push_back(std::move(entry));
     }
   }
-  Json report = {{"rateLimiting", throttle_.enforcing()}, {"containers", std::move(containers)}};
+  Json report = {{"rateLimiting", throttle_.enforcing()},
+                 {"logicalPartitionCapBytes", context_.options().logical_partition_cap_bytes},
+                 {"containers", std::move(containers)}};
   return report.dump(2);
 }
 
