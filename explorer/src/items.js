@@ -17,7 +17,7 @@ export function mount(el, ctx) {
   let continuation = null;
   let listCharge = 0;
   let count = 0;
-  const more = actionButton('Load more', { 'data-testid': 'items-more', hidden: true }, () => loadPage(), (e) => showError(listErr, e));
+  const more = actionButton('Load more', { 'data-testid': 'items-more', hidden: true }, () => continuation && loadPage(), (e) => showError(listErr, e));
 
   async function loadPage(reset) {
     if (reset) {
@@ -52,7 +52,7 @@ export function mount(el, ctx) {
   const editor = h('textarea', { id: 'item-editor', 'data-testid': 'item-editor', spellcheck: 'false', rows: 22 });
   const status = h('div', { class: 'status', 'data-testid': 'item-status' });
   const title = h('h3', { 'data-testid': 'item-editor-title' }, 'New item');
-  const delBtn = actionButton('Delete', { class: 'danger', 'data-testid': 'item-delete', disabled: true }, del, fail);
+  const delBtn = actionButton('Delete', { class: 'danger', 'data-testid': 'item-delete', disabled: true }, del, fail, () => !current);
 
   function say(text, charge) {
     clear(status, h('span', { class: 'ok' }, text), charge !== undefined ? h('span', { class: 'charge', 'data-testid': 'item-charge' }, ` · ${fmtRU(charge)} RU`) : null);

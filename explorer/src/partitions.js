@@ -90,7 +90,7 @@ export function mount(el, ctx) {
       hist.last.set(p.id, { t: now, ru: p.requestUnits, thr: p.throttledRequests });
       if (!hist.series.has(p.id)) {
         const n = hist.t.length - 1;
-        hist.series.set(p.id, { ru: new Array(n).fill(null), thr: new Array(n).fill(null) });
+        hist.series.set(p.id, { ru: new Array(n).fill(null), thr: new Array(n).fill(null), cnt: new Array(n).fill(0) });
       }
     }
     const byId = new Map(c.physicalPartitions.map((p) => [p.id, p]));
@@ -98,10 +98,11 @@ export function mount(el, ctx) {
       const p = byId.get(id);
       s.ru.push(p ? p.rups : null);
       s.thr.push(p && p.thrDelta > 0 ? p.rups || 0 : null);
+      s.cnt.push(p ? p.thrDelta : 0);
     }
     if (hist.t.length > KEEP) {
       hist.t.shift();
-      for (const s of hist.series.values()) s.ru.shift(), s.thr.shift();
+      for (const s of hist.series.values()) s.ru.shift(), s.thr.shift(), s.cnt.shift();
     }
     hist.ids = [...hist.series.keys()];
   }
@@ -110,7 +111,7 @@ export function mount(el, ctx) {
     clear(summary,
       h('span', null, 'throughput ', h('b', null, `${fmtInt(c.throughput)} RU/s`), c.autoscale ? ' (autoscale max)' : '', c.sharedThroughput ? ' (shared by the database)' : ''),
       h('span', null, 'per physical partition ', h('b', null, `${fmtInt(c.throughputPerPartition)} RU/s`)),
-      h('span', { 'data-testid': 'part-count' }, h('b', null, c.physicalPartitions.length), ' physical partitions'),
+      h('span', { 'data-testid': 'part-count' }, h('b', null, c.physicalPartitions.length), c.physicalPartitions.length === 1 ? ' physical partition' : ' physical partitions'),
       h('span', { class: c.rateLimiting ? '' : 'muted' }, c.rateLimiting ? 'rate limiting on: over its share a partition answers 429' : 'rate limiting off (start with --rate-limit to get 429s)'),
     );
     renderHeat(c);
@@ -196,13 +197,13 @@ export function mount(el, ctx) {
     const series = [
       {},
       ...ids.map((id, i) => ({ label: 'range ' + id, stroke: COLORS[i % COLORS.length], width: 2, spanGaps: false, value: (u, v) => (v == null ? '—' : fmtRU(v)) })),
-      ...ids.map((id) => ({ label: '429 @ ' + id, stroke: '#dc2626', fill: '#dc2626', paths: () => null, points: { show: true, size: 10, space: 0, fill: '#dc2626' }, value: (u, v) => (v == null ? '' : 'throttled') })),
+      ...ids.map((id) => ({ label: '429s ' + id, stroke: '#dc2626', fill: '#dc2626', paths: () => null, points: { show: true, size: 10, space: 0, fill: '#dc2626' }, value: (u, v, si, i) => (i == null ? '' : String(hist.series.get(id)?.cnt[i] || 0)) })),
     ];
     chart = new window.uPlot({
       width,
       height: 260,
       series,
-      scales: { x: { time: true }, y: { range: (u, min, max) => [0, Math.max(10, max * 1.1)] } },
+      scales: { x: { time: true, range: (u, min, max) => [Math.min(min, max - 60), max] }, y: { range: (u, min, max) => [0, Math.max(10, max * 1.1)] } },
       axes: [{}, { label: 'RU/s', size: 60 }],
       legend: { live: true },
     }, data, chartEl);

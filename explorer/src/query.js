@@ -149,7 +149,7 @@ export async function mount(el, ctx) {
               h('td', { class: 'num' }, p.rows.length),
               h('td', null, p.error ? h('span', { class: 'bad' }, p.error.message) : h('details', null, h('summary', null, 'JSON'), h('pre', null, jsonText(p.rows)))),
             )),
-          h('tr', { class: 'total' }, h('td', null, 'total'), h('td', { class: 'num', 'data-testid': 'per-range-total' }, total.toFixed(2)), h('td', { class: 'num' }, run.rows.length), h('td', null, '')),
+          h('tr', { class: 'total' }, h('td', null, 'total of the ranges'), h('td', { class: 'num', 'data-testid': 'per-range-total' }, total.toFixed(2)), h('td', { class: 'num' }, run.rows.length), h('td', null, '')),
         ),
       ),
     );
@@ -204,13 +204,14 @@ export async function mount(el, ctx) {
   const onErr = (e) => showError(errSlot, e, 'query-error');
   const runBtn = actionButton('Run', { class: 'primary', 'data-testid': 'query-run' }, runQuery, onErr);
   const nextBtn = actionButton('Next page', { 'data-testid': 'query-next', disabled: true }, async () => {
+    if (!run || !run.continuation) return;
     clear(errSlot);
     try {
       await nextPage();
     } finally {
       refreshRecent();
     }
-  }, onErr);
+  }, onErr, () => !(run && run.continuation));
   text.addEventListener('keydown', (e) => {
     if ((e.ctrlKey || e.metaKey) && e.key === 'Enter') runBtn.click();
   });

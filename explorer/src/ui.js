@@ -80,7 +80,8 @@ export function showError(slot, err, testid) {
 }
 
 // A button that disables itself while its async handler runs and reports failures to onError.
-export function actionButton(label, attrs, fn, onError) {
+// Afterwards it is enabled again unless stayDisabled() says otherwise (e.g. no next page).
+export function actionButton(label, attrs, fn, onError, stayDisabled) {
   const b = h('button', { type: 'button', ...attrs }, label);
   b.addEventListener('click', async () => {
     b.disabled = true;
@@ -90,7 +91,7 @@ export function actionButton(label, attrs, fn, onError) {
       if (onError) onError(e);
       else console.error(e);
     } finally {
-      b.disabled = false;
+      b.disabled = stayDisabled ? !!stayDisabled() : false;
     }
   });
   return b;
