@@ -70,7 +70,8 @@ export async function request(method, segments, opts = {}) {
   let body;
   if (opts.body !== undefined) {
     body = typeof opts.body === 'string' ? opts.body : JSON.stringify(opts.body);
-    if (!Object.keys(headers).some((h) => h.toLowerCase() === 'content-type')) headers['content-type'] = 'application/json';
+    if (!Object.keys(headers).some((h) => h.toLowerCase() === 'content-type'))
+      headers['content-type'] = 'application/json';
   }
   let resp;
   try {
@@ -95,7 +96,13 @@ export async function request(method, segments, opts = {}) {
   if (resp.status >= 400) {
     const raw = json && json.message !== undefined ? json.message : text || resp.statusText;
     const { text: message, activityId } = parseMessage(raw);
-    const err = new ApiError(resp.status, (json && json.code) || String(resp.status), message || `HTTP ${resp.status}`, resp.headers, { activityId, body: json });
+    const err = new ApiError(
+      resp.status,
+      (json && json.code) || String(resp.status),
+      message || `HTTP ${resp.status}`,
+      resp.headers,
+      { activityId, body: json },
+    );
     err.charge = charge;
     report(method, url, resp.status, charge, err, opts.quiet);
     throw err;
@@ -128,7 +135,8 @@ export async function requestWithRetry(method, segments, opts = {}, tries = 9) {
 export const listDatabases = async () => (await request('GET', ['dbs'])).json.Databases || [];
 export const listContainers = async (db) => (await request('GET', ['dbs', db, 'colls'])).json.DocumentCollections || [];
 export const readContainer = async (db, c) => (await request('GET', ['dbs', db, 'colls', c])).json;
-export const listPkRanges = async (db, c) => (await request('GET', ['dbs', db, 'colls', c, 'pkranges'])).json.PartitionKeyRanges || [];
+export const listPkRanges = async (db, c) =>
+  (await request('GET', ['dbs', db, 'colls', c, 'pkranges'])).json.PartitionKeyRanges || [];
 
 // The partition key header value of an item: one value per path of the container's key;
 // a missing value is {} (the SDKs' "undefined" partition key).

@@ -61,7 +61,9 @@ async function hmacKey() {
 // the admin API is signed with both empty, as the SDKs sign account-level requests.
 export async function signHeaders(verb, resourceType, resourceLink) {
   if (!signingAvailable()) {
-    throw new Error('This browser gives no crypto.subtle here: open the explorer over HTTPS or on localhost / 127.0.0.1.');
+    throw new Error(
+      'This browser gives no crypto.subtle here: open the explorer over HTTPS or on localhost / 127.0.0.1.',
+    );
   }
   const date = new Date().toUTCString();
   const text = `${verb.toLowerCase()}\n${resourceType.toLowerCase()}\n${resourceLink}\n${date.toLowerCase()}\n\n`;

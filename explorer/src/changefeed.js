@@ -29,7 +29,14 @@ export function mount(el, ctx) {
     running = true;
     polls = charge = seen = 0;
     clear(errSlot);
-    clear(list, h('p', { class: 'muted', 'data-testid': 'cf-empty' }, 'Waiting for changes… create or edit items (in the Items tab or with an SDK).'));
+    clear(
+      list,
+      h(
+        'p',
+        { class: 'muted', 'data-testid': 'cf-empty' },
+        'Waiting for changes… create or edit items (in the Items tab or with an SDK).',
+      ),
+    );
     startBtn.disabled = true;
     stopBtn.disabled = false;
     tick();
@@ -73,19 +80,38 @@ export function mount(el, ctx) {
     const sorted = [...docs].sort((a, b) => (b._lsn || 0) - (a._lsn || 0));
     const at = new Date().toLocaleTimeString();
     const frag = sorted.map((d) =>
-      h('details', { class: 'feed-item', 'data-testid': 'cf-item', 'data-id': d.id, 'data-lsn': d._lsn },
-        h('summary', null, h('b', null, d.id), h('span', { class: 'muted small' }, `  _lsn ${d._lsn} · _ts ${d._ts} · seen ${at}`)),
-        h('pre', null, jsonText(d))));
+      h(
+        'details',
+        { class: 'feed-item', 'data-testid': 'cf-item', 'data-id': d.id, 'data-lsn': d._lsn },
+        h(
+          'summary',
+          null,
+          h('b', null, d.id),
+          h('span', { class: 'muted small' }, `  _lsn ${d._lsn} · _ts ${d._ts} · seen ${at}`),
+        ),
+        h('pre', null, jsonText(d)),
+      ),
+    );
     list.prepend(...frag);
     seen += docs.length;
     while (list.children.length > KEEP) list.lastChild.remove();
   }
 
-  clear(el,
-    h('section', { class: 'card' },
+  clear(
+    el,
+    h(
+      'section',
+      { class: 'card' },
       h('div', { class: 'row' }, startBtn, stopBtn, stat),
-      h('p', { class: 'small muted' }, 'Latest-version change feed (A-IM: Incremental feed) from now: each changed item once, in its latest version; deletes do not appear in this mode.'),
-      errSlot, list));
+      h(
+        'p',
+        { class: 'small muted' },
+        'Latest-version change feed (A-IM: Incremental feed) from now: each changed item once, in its latest version; deletes do not appear in this mode.',
+      ),
+      errSlot,
+      list,
+    ),
+  );
 
   return () => {
     running = false;

@@ -32,7 +32,16 @@ export async function renderNav(el, r, go, reload = false) {
         h(
           'li',
           null,
-          h('a', { href: '#/db/' + encodeURIComponent(d.id), class: 'db' + (r.db === d.id && !r.coll ? ' active' : ''), 'data-testid': 'nav-db', 'data-db': d.id }, d.id),
+          h(
+            'a',
+            {
+              href: '#/db/' + encodeURIComponent(d.id),
+              class: 'db' + (r.db === d.id && !r.coll ? ' active' : ''),
+              'data-testid': 'nav-db',
+              'data-db': d.id,
+            },
+            d.id,
+          ),
           h(
             'ul',
             null,
@@ -40,13 +49,17 @@ export async function renderNav(el, r, go, reload = false) {
               h(
                 'li',
                 null,
-                h('a', {
-                  href: `#/db/${encodeURIComponent(d.id)}/coll/${encodeURIComponent(c.id)}/${r.view || 'items'}`,
-                  class: 'coll' + (r.db === d.id && r.coll === c.id ? ' active' : ''),
-                  'data-testid': 'nav-coll',
-                  'data-db': d.id,
-                  'data-coll': c.id,
-                }, c.id),
+                h(
+                  'a',
+                  {
+                    href: `#/db/${encodeURIComponent(d.id)}/coll/${encodeURIComponent(c.id)}/${r.view || 'items'}`,
+                    class: 'coll' + (r.db === d.id && r.coll === c.id ? ' active' : ''),
+                    'data-testid': 'nav-coll',
+                    'data-db': d.id,
+                    'data-coll': c.id,
+                  },
+                  c.id,
+                ),
               ),
             ),
           ),
@@ -58,18 +71,23 @@ export async function renderNav(el, r, go, reload = false) {
 
 // A delete button that asks for a second click instead of a modal confirm().
 function deleteButton(label, testid, fn, onError) {
-  const b = actionButton(label, { class: 'danger', 'data-testid': testid }, async () => {
-    if (!b.dataset.armed) {
-      b.dataset.armed = '1';
-      b.textContent = 'click again to delete';
-      setTimeout(() => {
-        delete b.dataset.armed;
-        b.textContent = label;
-      }, 4000);
-      return;
-    }
-    await fn();
-  }, onError);
+  const b = actionButton(
+    label,
+    { class: 'danger', 'data-testid': testid },
+    async () => {
+      if (!b.dataset.armed) {
+        b.dataset.armed = '1';
+        b.textContent = 'click again to delete';
+        setTimeout(() => {
+          delete b.dataset.armed;
+          b.textContent = label;
+        }, 4000);
+        return;
+      }
+      await fn();
+    },
+    onError,
+  );
   return b;
 }
 
@@ -80,12 +98,25 @@ function field(label, input) {
 export function landingPage(main, ctx) {
   const slot = h('div');
   const id = h('input', { id: 'new-db-id', 'data-testid': 'new-db-id', placeholder: 'database id', required: true });
-  const tp = h('input', { id: 'new-db-throughput', 'data-testid': 'new-db-throughput', type: 'number', min: 400, step: 100, placeholder: 'none' });
+  const tp = h('input', {
+    id: 'new-db-throughput',
+    'data-testid': 'new-db-throughput',
+    type: 'number',
+    min: 400,
+    step: 100,
+    placeholder: 'none',
+  });
   const form = h(
     'form',
     { class: 'card', 'data-testid': 'new-db-form' },
     h('h2', null, 'New database'),
-    h('div', { class: 'row end' }, field('id', id), field('shared throughput (RU/s, optional)', tp), h('button', { type: 'submit', class: 'primary', 'data-testid': 'new-db-submit' }, 'Create database')),
+    h(
+      'div',
+      { class: 'row end' },
+      field('id', id),
+      field('shared throughput (RU/s, optional)', tp),
+      h('button', { type: 'submit', class: 'primary', 'data-testid': 'new-db-submit' }, 'Create database'),
+    ),
     slot,
   );
   form.addEventListener('submit', async (ev) => {
@@ -106,8 +137,18 @@ export function landingPage(main, ctx) {
       'div',
       { class: 'card intro' },
       h('h1', null, 'cosmolite'),
-      h('p', null, 'A local emulator of Azure Cosmos DB (NoSQL API). Pick a container on the left: its items, queries (with their cost and fan-out), partitions and change feed.'),
-      h('p', { class: 'small' }, 'Over HTTPS, SDKs must trust ', h('a', { href: 'emulator.pem' }, 'emulator.pem'), ' (the certificate authority of this server).'),
+      h(
+        'p',
+        null,
+        'A local emulator of Azure Cosmos DB (NoSQL API). Pick a container on the left: its items, queries (with their cost and fan-out), partitions and change feed.',
+      ),
+      h(
+        'p',
+        { class: 'small' },
+        'Over HTTPS, SDKs must trust ',
+        h('a', { href: 'emulator.pem' }, 'emulator.pem'),
+        ' (the certificate authority of this server).',
+      ),
     ),
     form,
   );
@@ -117,14 +158,26 @@ export async function databasePage(main, ctx) {
   const containers = await listContainers(ctx.db);
   const slot = h('div');
   const id = h('input', { 'data-testid': 'new-coll-id', placeholder: 'container id', required: true });
-  const pk = h('input', { 'data-testid': 'new-coll-pk', value: '/pk', placeholder: '/pk or /tenant,/user', required: true });
+  const pk = h('input', {
+    'data-testid': 'new-coll-pk',
+    value: '/pk',
+    placeholder: '/pk or /tenant,/user',
+    required: true,
+  });
   const tp = h('input', { 'data-testid': 'new-coll-throughput', type: 'number', min: 400, step: 100, value: 400 });
   const ttl = h('input', { 'data-testid': 'new-coll-ttl', type: 'number', min: -1, placeholder: 'off' });
   const form = h(
     'form',
     { class: 'card', 'data-testid': 'new-coll-form' },
     h('h2', null, 'New container'),
-    h('div', { class: 'row end' }, field('id', id), field('partition key path(s)', pk), field('throughput (RU/s; empty: shared)', tp), field('default TTL (s; -1: on)', ttl)),
+    h(
+      'div',
+      { class: 'row end' },
+      field('id', id),
+      field('partition key path(s)', pk),
+      field('throughput (RU/s; empty: shared)', tp),
+      field('default TTL (s; -1: on)', ttl),
+    ),
     h('p', { class: 'small muted' }, 'Each 10,000 RU/s gives the container one more physical partition.'),
     h('button', { type: 'submit', class: 'primary', 'data-testid': 'new-coll-submit' }, 'Create container'),
     slot,
@@ -132,8 +185,14 @@ export async function databasePage(main, ctx) {
   form.addEventListener('submit', async (ev) => {
     ev.preventDefault();
     clear(slot);
-    const paths = pk.value.split(',').map((p) => p.trim()).filter(Boolean);
-    const body = { id: id.value.trim(), partitionKey: { paths, kind: paths.length > 1 ? 'MultiHash' : 'Hash', version: 2 } };
+    const paths = pk.value
+      .split(',')
+      .map((p) => p.trim())
+      .filter(Boolean);
+    const body = {
+      id: id.value.trim(),
+      partitionKey: { paths, kind: paths.length > 1 ? 'MultiHash' : 'Hash', version: 2 },
+    };
     if (ttl.value !== '') body.defaultTtl = Number(ttl.value);
     const headers = tp.value ? { 'x-ms-offer-throughput': String(tp.value) } : {};
     try {
@@ -151,11 +210,16 @@ export async function databasePage(main, ctx) {
       'div',
       { class: 'page-head' },
       h('h1', null, h('span', { class: 'muted' }, 'database '), ctx.db),
-      deleteButton('Delete database', 'delete-db', async () => {
-        await request('DELETE', ['dbs', ctx.db]);
-        await loadTree();
-        ctx.go();
-      }, (e) => showError(errSlot, e)),
+      deleteButton(
+        'Delete database',
+        'delete-db',
+        async () => {
+          await request('DELETE', ['dbs', ctx.db]);
+          await loadTree();
+          ctx.go();
+        },
+        (e) => showError(errSlot, e),
+      ),
     ),
     errSlot,
     h(
@@ -163,7 +227,18 @@ export async function databasePage(main, ctx) {
       { class: 'card' },
       h('h2', null, 'Containers'),
       containers.length
-        ? h('ul', { class: 'plain' }, containers.map((c) => h('li', null, h('a', { href: `#/db/${encodeURIComponent(ctx.db)}/coll/${encodeURIComponent(c.id)}/items` }, c.id), h('span', { class: 'muted small' }, '  partition key ' + (c.partitionKey?.paths || []).join(', ')))))
+        ? h(
+            'ul',
+            { class: 'plain' },
+            containers.map((c) =>
+              h(
+                'li',
+                null,
+                h('a', { href: `#/db/${encodeURIComponent(ctx.db)}/coll/${encodeURIComponent(c.id)}/items` }, c.id),
+                h('span', { class: 'muted small' }, '  partition key ' + (c.partitionKey?.paths || []).join(', ')),
+              ),
+            ),
+          )
         : h('p', { class: 'muted' }, 'None yet.'),
     ),
     form,
@@ -173,11 +248,16 @@ export async function databasePage(main, ctx) {
 // The container's offer: its own, or (shared throughput) its database's.
 async function readThroughput(def, dbRid) {
   const q = async (rid) =>
-    (await request('POST', ['offers'], {
-      quiet: true,
-      headers: { 'x-ms-documentdb-isquery': 'True', 'content-type': 'application/query+json' },
-      body: { query: 'SELECT * FROM root r WHERE r.offerResourceId = @rid', parameters: [{ name: '@rid', value: rid }] },
-    })).json.Offers || [];
+    (
+      await request('POST', ['offers'], {
+        quiet: true,
+        headers: { 'x-ms-documentdb-isquery': 'True', 'content-type': 'application/query+json' },
+        body: {
+          query: 'SELECT * FROM root r WHERE r.offerResourceId = @rid',
+          parameters: [{ name: '@rid', value: rid }],
+        },
+      })
+    ).json.Offers || [];
   let offers = await q(def._rid);
   let shared = false;
   if (!offers.length && dbRid) {
@@ -219,7 +299,10 @@ export async function containerPage(main, ctx) {
   ctx.def = def;
   const dbRid = (def._self || '').split('/')[1];
   const tpEl = h('span', { 'data-testid': 'coll-throughput' }, '…');
-  readThroughput(def, dbRid).then((t) => (tpEl.textContent = t), (e) => (tpEl.textContent = 'unknown: ' + e.message));
+  readThroughput(def, dbRid).then(
+    (t) => (tpEl.textContent = t),
+    (e) => (tpEl.textContent = 'unknown: ' + e.message),
+  );
   const pkd = def.partitionKey || {};
   const errSlot = h('div');
   const body = h('div', { id: 'view', 'data-testid': 'view-' + ctx.view });
@@ -228,27 +311,58 @@ export async function containerPage(main, ctx) {
     h(
       'div',
       { class: 'page-head' },
-      h('h1', null, h('a', { href: '#/db/' + encodeURIComponent(ctx.db), class: 'muted' }, ctx.db), ' / ', h('span', { 'data-testid': 'coll-title' }, ctx.coll)),
-      deleteButton('Delete container', 'delete-coll', async () => {
-        await request('DELETE', ['dbs', ctx.db, 'colls', ctx.coll]);
-        await loadTree();
-        ctx.go(ctx.db);
-      }, (e) => showError(errSlot, e)),
+      h(
+        'h1',
+        null,
+        h('a', { href: '#/db/' + encodeURIComponent(ctx.db), class: 'muted' }, ctx.db),
+        ' / ',
+        h('span', { 'data-testid': 'coll-title' }, ctx.coll),
+      ),
+      deleteButton(
+        'Delete container',
+        'delete-coll',
+        async () => {
+          await request('DELETE', ['dbs', ctx.db, 'colls', ctx.coll]);
+          await loadTree();
+          ctx.go(ctx.db);
+        },
+        (e) => showError(errSlot, e),
+      ),
     ),
     errSlot,
     h(
       'div',
       { class: 'facts', 'data-testid': 'coll-facts' },
-      h('span', null, 'partition key ', h('code', { 'data-testid': 'coll-pk' }, (pkd.paths || []).join(', ')), h('span', { class: 'muted small' }, ` ${pkd.kind || ''} v${pkd.version || 1}`)),
+      h(
+        'span',
+        null,
+        'partition key ',
+        h('code', { 'data-testid': 'coll-pk' }, (pkd.paths || []).join(', ')),
+        h('span', { class: 'muted small' }, ` ${pkd.kind || ''} v${pkd.version || 1}`),
+      ),
       h('span', null, 'throughput ', tpEl),
       h('span', null, 'default TTL ', h('span', { 'data-testid': 'coll-ttl' }, ttlText(def))),
-      h('details', { class: 'policy' }, h('summary', null, 'indexing policy'), h('pre', { 'data-testid': 'coll-indexing' }, JSON.stringify(def.indexingPolicy, null, 2))),
+      h(
+        'details',
+        { class: 'policy' },
+        h('summary', null, 'indexing policy'),
+        h('pre', { 'data-testid': 'coll-indexing' }, JSON.stringify(def.indexingPolicy, null, 2)),
+      ),
     ),
     h(
       'div',
       { class: 'tabs', role: 'tablist' },
       TABS.map(([v, label]) =>
-        h('a', { href: `#/db/${encodeURIComponent(ctx.db)}/coll/${encodeURIComponent(ctx.coll)}/${v}`, class: 'tab' + (ctx.view === v ? ' active' : ''), role: 'tab', 'data-testid': 'tab-' + v }, label),
+        h(
+          'a',
+          {
+            href: `#/db/${encodeURIComponent(ctx.db)}/coll/${encodeURIComponent(ctx.coll)}/${v}`,
+            class: 'tab' + (ctx.view === v ? ' active' : ''),
+            role: 'tab',
+            'data-testid': 'tab-' + v,
+          },
+          label,
+        ),
       ),
     ),
     body,

@@ -35,10 +35,13 @@ export function decodeIndexUtilization(b64) {
 // "a=1;b=2" → [["a","1"],["b","2"]]
 export function parseQueryMetrics(s) {
   if (!s) return [];
-  return s.split(';').filter(Boolean).map((kv) => {
-    const i = kv.indexOf('=');
-    return i < 0 ? [kv, ''] : [kv.slice(0, i), kv.slice(i + 1)];
-  });
+  return s
+    .split(';')
+    .filter(Boolean)
+    .map((kv) => {
+      const i = kv.indexOf('=');
+      return i < 0 ? [kv, ''] : [kv.slice(0, i), kv.slice(i + 1)];
+    });
 }
 
 function indexList(util, kind) {
@@ -62,7 +65,9 @@ function indexCell(p) {
   return h(
     'div',
     { class: 'small' },
-    used.length ? used.map((u) => h('div', { 'data-testid': 'index-used' }, u)) : h('span', { class: 'muted' }, 'no index used'),
+    used.length
+      ? used.map((u) => h('div', { 'data-testid': 'index-used' }, u))
+      : h('span', { class: 'muted' }, 'no index used'),
     potential.length ? h('div', { class: 'muted' }, 'could use: ' + potential.join('; ')) : null,
   );
 }
@@ -81,7 +86,25 @@ export function pagesTable(pages) {
   return h(
     'table',
     { class: 'pages', 'data-testid': 'pages-table' },
-    h('thead', null, h('tr', null, ['request', 'RU', 'scanned', 'returned', 'physical partitions', 'range ids', 'narrowed by PK', 'indexes', 'query metrics'].map((c) => h('th', null, c)))),
+    h(
+      'thead',
+      null,
+      h(
+        'tr',
+        null,
+        [
+          'request',
+          'RU',
+          'scanned',
+          'returned',
+          'physical partitions',
+          'range ids',
+          'narrowed by PK',
+          'indexes',
+          'query metrics',
+        ].map((c) => h('th', null, c)),
+      ),
+    ),
     h(
       'tbody',
       null,
@@ -97,7 +120,18 @@ export function pagesTable(pages) {
           h('td', null, cell('page-ranges', p.rangeIds)),
           h('td', null, cell('page-narrowed', p.narrowed)),
           h('td', null, indexCell(p)),
-          h('td', null, p.queryMetrics.length ? h('details', null, h('summary', null, `${p.queryMetrics.length} metrics`), kvTable(p.queryMetrics, { 'data-testid': 'query-metrics' })) : '—'),
+          h(
+            'td',
+            null,
+            p.queryMetrics.length
+              ? h(
+                  'details',
+                  null,
+                  h('summary', null, `${p.queryMetrics.length} metrics`),
+                  kvTable(p.queryMetrics, { 'data-testid': 'query-metrics' }),
+                )
+              : '—',
+          ),
         ),
       ),
       h(
@@ -121,7 +155,8 @@ export function pagesTable(pages) {
 // says how many requests did.
 export function drawFanout(el, ranges, pages) {
   const hits = new Map();
-  for (const p of pages) for (const id of p.rangeIds ? p.rangeIds.split(',') : []) hits.set(id, (hits.get(id) || 0) + 1);
+  for (const p of pages)
+    for (const id of p.rangeIds ? p.rangeIds.split(',') : []) hits.set(id, (hits.get(id) || 0) + 1);
   const reached = ranges.filter((r) => hits.has(r.id)).length;
   clear(
     el,
@@ -139,11 +174,21 @@ export function drawFanout(el, ranges, pages) {
           },
           h('div', { class: 'range-id' }, 'range ' + r.id),
           h('div', { class: 'range-span small' }, `${r.minInclusive || '00'} – ${r.maxExclusive}`),
-          h('div', { class: 'small' }, hits.has(r.id) ? `${hits.get(r.id)} request${hits.get(r.id) > 1 ? 's' : ''}` : 'not reached'),
+          h(
+            'div',
+            { class: 'small' },
+            hits.has(r.id) ? `${hits.get(r.id)} request${hits.get(r.id) > 1 ? 's' : ''}` : 'not reached',
+          ),
         ),
       ),
     ),
-    h('div', { class: 'small muted', 'data-testid': 'fanout-summary' }, pages.length ? `reached ${reached} of ${ranges.length} physical partitions` : `${ranges.length} physical partition${ranges.length === 1 ? '' : 's'}`),
+    h(
+      'div',
+      { class: 'small muted', 'data-testid': 'fanout-summary' },
+      pages.length
+        ? `reached ${reached} of ${ranges.length} physical partitions`
+        : `${ranges.length} physical partition${ranges.length === 1 ? '' : 's'}`,
+    ),
   );
 }
 

@@ -17,7 +17,12 @@ export function mount(el, ctx) {
   let continuation = null;
   let listCharge = 0;
   let count = 0;
-  const more = actionButton('Load more', { 'data-testid': 'items-more', hidden: true }, () => continuation && loadPage(), (e) => showError(listErr, e));
+  const more = actionButton(
+    'Load more',
+    { 'data-testid': 'items-more', hidden: true },
+    () => continuation && loadPage(),
+    (e) => showError(listErr, e),
+  );
 
   async function loadPage(reset) {
     if (reset) {
@@ -52,10 +57,22 @@ export function mount(el, ctx) {
   const editor = h('textarea', { id: 'item-editor', 'data-testid': 'item-editor', spellcheck: 'false', rows: 22 });
   const status = h('div', { class: 'status', 'data-testid': 'item-status' });
   const title = h('h3', { 'data-testid': 'item-editor-title' }, 'New item');
-  const delBtn = actionButton('Delete', { class: 'danger', 'data-testid': 'item-delete', disabled: true }, del, fail, () => !current);
+  const delBtn = actionButton(
+    'Delete',
+    { class: 'danger', 'data-testid': 'item-delete', disabled: true },
+    del,
+    fail,
+    () => !current,
+  );
 
   function say(text, charge) {
-    clear(status, h('span', { class: 'ok' }, text), charge !== undefined ? h('span', { class: 'charge', 'data-testid': 'item-charge' }, ` · ${fmtRU(charge)} RU`) : null);
+    clear(
+      status,
+      h('span', { class: 'ok' }, text),
+      charge !== undefined
+        ? h('span', { class: 'charge', 'data-testid': 'item-charge' }, ` · ${fmtRU(charge)} RU`)
+        : null,
+    );
     status.dataset.charge = charge !== undefined ? String(charge) : '';
   }
   function fail(e) {
@@ -103,7 +120,10 @@ export function mount(el, ctx) {
 
   async function save() {
     if (!current) return create();
-    const r = await request('PUT', itemPath(current.id), { body: editor.value, headers: { ...pkHeader(current.pk), 'content-type': 'application/json' } });
+    const r = await request('PUT', itemPath(current.id), {
+      body: editor.value,
+      headers: { ...pkHeader(current.pk), 'content-type': 'application/json' },
+    });
     editor.value = jsonText(r.json);
     say('saved', r.charge);
   }
@@ -111,7 +131,10 @@ export function mount(el, ctx) {
   async function create() {
     const doc = parsed();
     const pk = doc && typeof doc === 'object' ? partitionKeyOf(doc, ctx.def.partitionKey) : [{}];
-    const r = await request('POST', docsPath, { body: editor.value, headers: { ...pkHeader(pk), 'content-type': 'application/json' } });
+    const r = await request('POST', docsPath, {
+      body: editor.value,
+      headers: { ...pkHeader(pk), 'content-type': 'application/json' },
+    });
     current = { id: r.json.id, pk };
     title.textContent = 'Item ' + r.json.id;
     delBtn.disabled = false;
@@ -156,7 +179,11 @@ export function mount(el, ctx) {
         const i = next++;
         const doc = docs[i];
         try {
-          const r = await requestWithRetry('POST', docsPath, { body: doc, headers: pkHeader(partitionKeyOf(doc, ctx.def.partitionKey)), quiet: true });
+          const r = await requestWithRetry('POST', docsPath, {
+            body: doc,
+            headers: pkHeader(partitionKeyOf(doc, ctx.def.partitionKey)),
+            quiet: true,
+          });
           ok++;
           charge += r.charge;
         } catch (e) {
@@ -171,9 +198,19 @@ export function mount(el, ctx) {
     report.dataset.charge = String(charge);
     clear(
       report,
-      h('span', { class: failures.length ? 'bad' : 'ok' }, `${ok} created, ${failures.length} failed · ${fmtRU(charge)} RU`),
+      h(
+        'span',
+        { class: failures.length ? 'bad' : 'ok' },
+        `${ok} created, ${failures.length} failed · ${fmtRU(charge)} RU`,
+      ),
       failures.length
-        ? h('ul', { class: 'small' }, failures.slice(0, 10).map((f) => h('li', null, `#${f.i}${f.id !== undefined ? ' (' + f.id + ')' : ''}: ${f.message}`)))
+        ? h(
+            'ul',
+            { class: 'small' },
+            failures
+              .slice(0, 10)
+              .map((f) => h('li', null, `#${f.i}${f.id !== undefined ? ' (' + f.id + ')' : ''}: ${f.message}`)),
+          )
         : null,
     );
     await loadPage(true);
@@ -187,21 +224,44 @@ export function mount(el, ctx) {
       h(
         'section',
         { class: 'card list' },
-        h('div', { class: 'row between' }, h('h3', null, 'Items'), actionButton('Refresh', { 'data-testid': 'items-refresh' }, () => loadPage(true), (e) => showError(listErr, e))),
+        h(
+          'div',
+          { class: 'row between' },
+          h('h3', null, 'Items'),
+          actionButton(
+            'Refresh',
+            { 'data-testid': 'items-refresh' },
+            () => loadPage(true),
+            (e) => showError(listErr, e),
+          ),
+        ),
         listInfo,
         listErr,
-        h('table', { class: 'items', 'data-testid': 'items-table' }, h('thead', null, h('tr', null, h('th', null, 'id'), h('th', null, 'partition key'))), tbody),
+        h(
+          'table',
+          { class: 'items', 'data-testid': 'items-table' },
+          h('thead', null, h('tr', null, h('th', null, 'id'), h('th', null, 'partition key'))),
+          tbody,
+        ),
         more,
         h('div', { class: 'upload' }, h('label', null, 'Upload a JSON file (an array of items) ', file), report),
       ),
       h(
         'section',
         { class: 'card editor' },
-        h('div', { class: 'row between' }, title, h('div', { class: 'row' },
-          h('button', { type: 'button', 'data-testid': 'item-new', onclick: newItem }, 'New'),
-          actionButton('Save', { class: 'primary', 'data-testid': 'item-save' }, save, fail),
-          actionButton('Save as new', { 'data-testid': 'item-create' }, create, fail),
-          delBtn)),
+        h(
+          'div',
+          { class: 'row between' },
+          title,
+          h(
+            'div',
+            { class: 'row' },
+            h('button', { type: 'button', 'data-testid': 'item-new', onclick: newItem }, 'New'),
+            actionButton('Save', { class: 'primary', 'data-testid': 'item-save' }, save, fail),
+            actionButton('Save as new', { 'data-testid': 'item-create' }, create, fail),
+            delBtn,
+          ),
+        ),
         editor,
         status,
       ),

@@ -76,7 +76,13 @@ function showKeyScreen(err) {
   if (err) showError(slot, err, 'key-error');
   else clear(slot);
   if (!signingAvailable()) {
-    showError(slot, new Error('This page signs requests with the browser\'s crypto.subtle, which exists only in secure contexts: open it over HTTPS or at http://localhost / http://127.0.0.1.'), 'key-error');
+    showError(
+      slot,
+      new Error(
+        "This page signs requests with the browser's crypto.subtle, which exists only in secure contexts: open it over HTTPS or at http://localhost / http://127.0.0.1.",
+      ),
+      'key-error',
+    );
     $('#key-submit').disabled = true;
   }
 }

@@ -26,7 +26,11 @@ export function mount(el, ctx) {
   if (!hist) histories.set(name, (hist = { t: [], ids: [], series: new Map(), last: new Map(), metric: 'bytes' }));
 
   const summary = h('div', { class: 'facts', 'data-testid': 'part-summary' });
-  const select = h('select', { 'data-testid': 'heat-metric' }, Object.entries(METRICS).map(([k, m]) => h('option', { value: k, selected: k === hist.metric }, m.label)));
+  const select = h(
+    'select',
+    { 'data-testid': 'heat-metric' },
+    Object.entries(METRICS).map(([k, m]) => h('option', { value: k, selected: k === hist.metric }, m.label)),
+  );
   const heat = h('div', { class: 'heatmap', 'data-testid': 'heatmap' });
   const detail = h('div', { class: 'scroll-x' });
   const logical = h('div', { 'data-testid': 'logical-partitions' });
@@ -46,10 +50,31 @@ export function mount(el, ctx) {
 
   clear(
     el,
-    h('section', { class: 'card' },
-      h('div', { class: 'row between' }, h('h3', null, 'Physical partitions'), h('div', { class: 'row' }, h('label', { class: 'inline' }, 'colour by ', select), polled)),
-      summary, errSlot, heat, detail),
-    h('section', { class: 'card' }, h('h3', null, 'RU/s per physical partition'), h('p', { class: 'small muted' }, 'Computed from the request units each partition consumed between two polls (every 2 s). Red markers: requests throttled (429) in that interval.'), chartEl),
+    h(
+      'section',
+      { class: 'card' },
+      h(
+        'div',
+        { class: 'row between' },
+        h('h3', null, 'Physical partitions'),
+        h('div', { class: 'row' }, h('label', { class: 'inline' }, 'colour by ', select), polled),
+      ),
+      summary,
+      errSlot,
+      heat,
+      detail,
+    ),
+    h(
+      'section',
+      { class: 'card' },
+      h('h3', null, 'RU/s per physical partition'),
+      h(
+        'p',
+        { class: 'small muted' },
+        'Computed from the request units each partition consumed between two polls (every 2 s). Red markers: requests throttled (429) in that interval.',
+      ),
+      chartEl,
+    ),
     h('section', { class: 'card' }, h('h3', null, 'Largest logical partitions'), logical),
   );
 
@@ -102,17 +127,36 @@ export function mount(el, ctx) {
     }
     if (hist.t.length > KEEP) {
       hist.t.shift();
-      for (const s of hist.series.values()) s.ru.shift(), s.thr.shift(), s.cnt.shift();
+      for (const s of hist.series.values()) (s.ru.shift(), s.thr.shift(), s.cnt.shift());
     }
     hist.ids = [...hist.series.keys()];
   }
 
   function renderAll(c) {
-    clear(summary,
-      h('span', null, 'throughput ', h('b', null, `${fmtInt(c.throughput)} RU/s`), c.autoscale ? ' (autoscale max)' : '', c.sharedThroughput ? ' (shared by the database)' : ''),
+    clear(
+      summary,
+      h(
+        'span',
+        null,
+        'throughput ',
+        h('b', null, `${fmtInt(c.throughput)} RU/s`),
+        c.autoscale ? ' (autoscale max)' : '',
+        c.sharedThroughput ? ' (shared by the database)' : '',
+      ),
       h('span', null, 'per physical partition ', h('b', null, `${fmtInt(c.throughputPerPartition)} RU/s`)),
-      h('span', { 'data-testid': 'part-count' }, h('b', null, c.physicalPartitions.length), c.physicalPartitions.length === 1 ? ' physical partition' : ' physical partitions'),
-      h('span', { class: c.rateLimiting ? '' : 'muted' }, c.rateLimiting ? 'rate limiting on: over its share a partition answers 429' : 'rate limiting off (start with --rate-limit to get 429s)'),
+      h(
+        'span',
+        { 'data-testid': 'part-count' },
+        h('b', null, c.physicalPartitions.length),
+        c.physicalPartitions.length === 1 ? ' physical partition' : ' physical partitions',
+      ),
+      h(
+        'span',
+        { class: c.rateLimiting ? '' : 'muted' },
+        c.rateLimiting
+          ? 'rate limiting on: over its share a partition answers 429'
+          : 'rate limiting off (start with --rate-limit to get 429s)',
+      ),
     );
     renderHeat(c);
     renderDetail(c);
@@ -123,68 +167,140 @@ export function mount(el, ctx) {
   function renderHeat(c) {
     const m = METRICS[hist.metric];
     const max = Math.max(0, ...c.physicalPartitions.map(m.get));
-    clear(heat, c.physicalPartitions.map((p) => {
-      const v = m.get(p);
-      const f = max > 0 ? v / max : 0;
-      // Intensity by value: pale for nothing, saturated and dark for the hottest partition.
-      const bg = `hsl(${m.hue} ${25 + 60 * f}% ${96 - 50 * f}%)`;
-      return h('div', {
-        class: 'heat-cell',
-        style: { background: bg, color: f > 0.6 ? '#fff' : '#111' },
-        'data-testid': 'heat-cell',
-        'data-range-id': p.id,
-        'data-value': v,
-        'data-documents': p.documents,
-        'data-bytes': p.bytes,
-        'data-ru': p.requestUnits,
-        'data-throttled': p.throttledRequests,
-        title: `range ${p.id} [${p.minInclusive || '""'}, ${p.maxExclusive})`,
-      },
-      h('div', { class: 'range-id' }, 'range ' + p.id),
-      h('div', { class: 'heat-value' }, m.fmt(v)),
-      h('div', { class: 'small' }, `${p.minInclusive || '00'} – ${p.maxExclusive}`));
-    }));
+    clear(
+      heat,
+      c.physicalPartitions.map((p) => {
+        const v = m.get(p);
+        const f = max > 0 ? v / max : 0;
+        // Intensity by value: pale for nothing, saturated and dark for the hottest partition.
+        const bg = `hsl(${m.hue} ${25 + 60 * f}% ${96 - 50 * f}%)`;
+        return h(
+          'div',
+          {
+            class: 'heat-cell',
+            style: { background: bg, color: f > 0.6 ? '#fff' : '#111' },
+            'data-testid': 'heat-cell',
+            'data-range-id': p.id,
+            'data-value': v,
+            'data-documents': p.documents,
+            'data-bytes': p.bytes,
+            'data-ru': p.requestUnits,
+            'data-throttled': p.throttledRequests,
+            title: `range ${p.id} [${p.minInclusive || '""'}, ${p.maxExclusive})`,
+          },
+          h('div', { class: 'range-id' }, 'range ' + p.id),
+          h('div', { class: 'heat-value' }, m.fmt(v)),
+          h('div', { class: 'small' }, `${p.minInclusive || '00'} – ${p.maxExclusive}`),
+        );
+      }),
+    );
   }
 
   function renderDetail(c) {
     const rows = c.physicalPartitions;
-    clear(detail, h('table', { class: 'parts', 'data-testid': 'part-table' },
-      h('thead', null, h('tr', null, ['range', 'hash range', 'documents', 'storage', 'RU consumed', 'RU/s now', '429s'].map((x) => h('th', null, x)))),
-      h('tbody', null, rows.map((p) => h('tr', { 'data-range-id': p.id },
-        h('td', null, p.id),
-        h('td', { class: 'small' }, `${p.minInclusive || '""'} – ${p.maxExclusive}`),
-        h('td', { class: 'num', 'data-testid': 'part-documents' }, fmtInt(p.documents)),
-        h('td', { class: 'num' }, fmtBytes(p.bytes)),
-        h('td', { class: 'num', 'data-testid': 'part-ru' }, fmtRU(p.requestUnits)),
-        h('td', { class: 'num' }, p.rups === null ? '…' : fmtRU(p.rups)),
-        h('td', { class: 'num' + (p.throttledRequests ? ' bad' : '') }, fmtInt(p.throttledRequests)))))));
+    clear(
+      detail,
+      h(
+        'table',
+        { class: 'parts', 'data-testid': 'part-table' },
+        h(
+          'thead',
+          null,
+          h(
+            'tr',
+            null,
+            ['range', 'hash range', 'documents', 'storage', 'RU consumed', 'RU/s now', '429s'].map((x) =>
+              h('th', null, x),
+            ),
+          ),
+        ),
+        h(
+          'tbody',
+          null,
+          rows.map((p) =>
+            h(
+              'tr',
+              { 'data-range-id': p.id },
+              h('td', null, p.id),
+              h('td', { class: 'small' }, `${p.minInclusive || '""'} – ${p.maxExclusive}`),
+              h('td', { class: 'num', 'data-testid': 'part-documents' }, fmtInt(p.documents)),
+              h('td', { class: 'num' }, fmtBytes(p.bytes)),
+              h('td', { class: 'num', 'data-testid': 'part-ru' }, fmtRU(p.requestUnits)),
+              h('td', { class: 'num' }, p.rups === null ? '…' : fmtRU(p.rups)),
+              h('td', { class: 'num' + (p.throttledRequests ? ' bad' : '') }, fmtInt(p.throttledRequests)),
+            ),
+          ),
+        ),
+      ),
+    );
   }
 
   function renderLogical(c) {
-    const all = c.physicalPartitions.flatMap((p) => (p.largestLogicalPartitions || []).map((l) => ({ ...l, range: p.id })));
+    const all = c.physicalPartitions.flatMap((p) =>
+      (p.largestLogicalPartitions || []).map((l) => ({ ...l, range: p.id })),
+    );
     all.sort((a, b) => b.bytes - a.bytes);
     const top = all.slice(0, 10);
     if (!top.length) return clear(logical, h('p', { class: 'muted' }, 'No items yet.'));
-    clear(logical,
-      h('p', { class: 'small muted' }, `Share of the ${fmtBytes(c.cap)} a logical partition may hold (a write past it gets 403/1014).`),
-      h('table', { class: 'logical' },
-        h('thead', null, h('tr', null, ['partition key', 'range', 'documents', 'size', 'share of cap'].map((x) => h('th', null, x)))),
-        h('tbody', null, top.map((l) => {
-          const share = l.bytes / c.cap;
-          return h('tr', { 'data-testid': 'logical-row' },
-            h('td', null, h('code', null, JSON.stringify(l.partitionKey))),
-            h('td', null, l.range),
-            h('td', { class: 'num' }, fmtInt(l.documents)),
-            h('td', { class: 'num' }, fmtBytes(l.bytes)),
-            h('td', { class: 'share' },
-              h('div', { class: 'bar' }, h('div', { class: 'fill' + (share > 0.8 ? ' hot' : ''), style: { width: `${Math.min(100, share * 100)}%` } })),
-              h('span', { class: 'small' }, share >= 0.001 ? (share * 100).toFixed(1) + '%' : (share * 100).toPrecision(2) + '%')));
-        }))));
+    clear(
+      logical,
+      h(
+        'p',
+        { class: 'small muted' },
+        `Share of the ${fmtBytes(c.cap)} a logical partition may hold (a write past it gets 403/1014).`,
+      ),
+      h(
+        'table',
+        { class: 'logical' },
+        h(
+          'thead',
+          null,
+          h(
+            'tr',
+            null,
+            ['partition key', 'range', 'documents', 'size', 'share of cap'].map((x) => h('th', null, x)),
+          ),
+        ),
+        h(
+          'tbody',
+          null,
+          top.map((l) => {
+            const share = l.bytes / c.cap;
+            return h(
+              'tr',
+              { 'data-testid': 'logical-row' },
+              h('td', null, h('code', null, JSON.stringify(l.partitionKey))),
+              h('td', null, l.range),
+              h('td', { class: 'num' }, fmtInt(l.documents)),
+              h('td', { class: 'num' }, fmtBytes(l.bytes)),
+              h(
+                'td',
+                { class: 'share' },
+                h(
+                  'div',
+                  { class: 'bar' },
+                  h('div', {
+                    class: 'fill' + (share > 0.8 ? ' hot' : ''),
+                    style: { width: `${Math.min(100, share * 100)}%` },
+                  }),
+                ),
+                h(
+                  'span',
+                  { class: 'small' },
+                  share >= 0.001 ? (share * 100).toFixed(1) + '%' : (share * 100).toPrecision(2) + '%',
+                ),
+              ),
+            );
+          }),
+        ),
+      ),
+    );
   }
 
   // One line per physical partition and, on the same scale, red points where it was throttled.
   function renderChart() {
-    if (!window.uPlot) return clear(chartEl, h('p', { class: 'bad' }, 'uPlot did not load (vendor/uPlot.iife.min.js).'));
+    if (!window.uPlot)
+      return clear(chartEl, h('p', { class: 'bad' }, 'uPlot did not load (vendor/uPlot.iife.min.js).'));
     const ids = hist.ids;
     const data = [hist.t, ...ids.map((id) => hist.series.get(id).ru), ...ids.map((id) => hist.series.get(id).thr)];
     const width = Math.max(300, chartEl.clientWidth || 800);
@@ -196,17 +312,37 @@ export function mount(el, ctx) {
     chartIds = ids.join(',');
     const series = [
       {},
-      ...ids.map((id, i) => ({ label: 'range ' + id, stroke: COLORS[i % COLORS.length], width: 2, spanGaps: false, value: (u, v) => (v == null ? '—' : fmtRU(v)) })),
-      ...ids.map((id) => ({ label: '429s ' + id, stroke: '#dc2626', fill: '#dc2626', paths: () => null, points: { show: true, size: 10, space: 0, fill: '#dc2626' }, value: (u, v, si, i) => (i == null ? '' : String(hist.series.get(id)?.cnt[i] || 0)) })),
+      ...ids.map((id, i) => ({
+        label: 'range ' + id,
+        stroke: COLORS[i % COLORS.length],
+        width: 2,
+        spanGaps: false,
+        value: (u, v) => (v == null ? '—' : fmtRU(v)),
+      })),
+      ...ids.map((id) => ({
+        label: '429s ' + id,
+        stroke: '#dc2626',
+        fill: '#dc2626',
+        paths: () => null,
+        points: { show: true, size: 10, space: 0, fill: '#dc2626' },
+        value: (u, v, si, i) => (i == null ? '' : String(hist.series.get(id)?.cnt[i] || 0)),
+      })),
     ];
-    chart = new window.uPlot({
-      width,
-      height: 260,
-      series,
-      scales: { x: { time: true, range: (u, min, max) => [Math.min(min, max - 60), max] }, y: { range: (u, min, max) => [0, Math.max(10, max * 1.1)] } },
-      axes: [{}, { label: 'RU/s', size: 60 }],
-      legend: { live: true },
-    }, data, chartEl);
+    chart = new window.uPlot(
+      {
+        width,
+        height: 260,
+        series,
+        scales: {
+          x: { time: true, range: (u, min, max) => [Math.min(min, max - 60), max] },
+          y: { range: (u, min, max) => [0, Math.max(10, max * 1.1)] },
+        },
+        axes: [{}, { label: 'RU/s', size: 60 }],
+        legend: { live: true },
+      },
+      data,
+      chartEl,
+    );
   }
 
   poll();

@@ -4,6 +4,7 @@
 import { request, listPkRanges, newActivityId, ApiError } from './api.js';
 import { h, clear, showError, actionButton, jsonText } from './ui.js';
 import { pageMetrics, pagesTable, drawFanout, recentTable } from './fanout.js';
+import { resultsTable, perRangeTable } from './results.js';
 
 // Editor state survives switching tabs (not reloads).
 const saved = new Map();
@@ -14,10 +15,27 @@ export async function mount(el, ctx) {
   saved.set(key, st);
   const docsPath = ['dbs', ctx.db, 'colls', ctx.coll, 'docs'];
 
-  const text = h('textarea', { id: 'query-text', 'data-testid': 'query-text', rows: 5, spellcheck: 'false', value: st.text });
+  const text = h('textarea', {
+    id: 'query-text',
+    'data-testid': 'query-text',
+    rows: 5,
+    spellcheck: 'false',
+    value: st.text,
+  });
   const paramRows = h('div', { class: 'params', 'data-testid': 'params' });
-  const pkInput = h('input', { 'data-testid': 'query-pk', placeholder: 'none: cross-partition', value: st.pk, title: 'JSON ("p1", 42, ["a","b"]) or plain text' });
-  const maxInput = h('input', { 'data-testid': 'query-max', type: 'number', min: 1, value: st.max, style: 'width:6em' });
+  const pkInput = h('input', {
+    'data-testid': 'query-pk',
+    placeholder: 'none: cross-partition',
+    value: st.pk,
+    title: 'JSON ("p1", 42, ["a","b"]) or plain text',
+  });
+  const maxInput = h('input', {
+    'data-testid': 'query-max',
+    type: 'number',
+    min: 1,
+    value: st.max,
+    style: 'width:6em',
+  });
   const errSlot = h('div', { 'data-testid': 'query-error-slot' });
   const note = h('div', { 'data-testid': 'query-note' });
   const fanoutEl = h('div', { class: 'fanout' });
@@ -29,8 +47,19 @@ export async function mount(el, ctx) {
 
   function addParam(name = '@', value = '') {
     const n = h('input', { 'data-testid': 'param-name', value: name, style: 'width:9em' });
-    const v = h('input', { 'data-testid': 'param-value', value, placeholder: 'JSON value: 1, "x", [1,2]', class: 'grow' });
-    const row = h('div', { class: 'row param' }, n, v, h('button', { type: 'button', title: 'remove', onclick: () => row.remove() }, '×'));
+    const v = h('input', {
+      'data-testid': 'param-value',
+      value,
+      placeholder: 'JSON value: 1, "x", [1,2]',
+      class: 'grow',
+    });
+    const row = h(
+      'div',
+      { class: 'row param' },
+      n,
+      v,
+      h('button', { type: 'button', title: 'remove', onclick: () => row.remove() }, '×'),
+    );
     paramRows.append(row);
   }
   for (const p of st.params) addParam(p.name, p.value);
@@ -49,7 +78,10 @@ export async function mount(el, ctx) {
 
   function readForm() {
     st.text = text.value;
-    st.params = [...paramRows.querySelectorAll('.param')].map((r) => ({ name: r.children[0].value.trim(), value: r.children[1].value }));
+    st.params = [...paramRows.querySelectorAll('.param')].map((r) => ({
+      name: r.children[0].value.trim(),
+      value: r.children[1].value,
+    }));
     st.pk = pkInput.value.trim();
     st.max = Number(maxInput.value) || 100;
     const headers = {
@@ -66,7 +98,10 @@ export async function mount(el, ctx) {
       const multi = (ctx.def.partitionKey?.paths || []).length > 1;
       headers['x-ms-documentdb-partitionkey'] = JSON.stringify(multi && Array.isArray(v) ? v : [v]);
     }
-    const body = { query: st.text, parameters: st.params.filter((p) => p.name).map((p) => ({ name: p.name, value: asJson(p.value) })) };
+    const body = {
+      query: st.text,
+      parameters: st.params.filter((p) => p.name).map((p) => ({ name: p.name, value: asJson(p.value) })),
+    };
     return { body, headers };
   }
 
@@ -103,10 +138,23 @@ export async function mount(el, ctx) {
     const rs = ranges.length ? ranges : (ranges = await listPkRanges(ctx.db, ctx.coll));
     clear(
       note,
-      h('p', { class: 'note', 'data-testid': 'fanout-note' },
-        `The gateway answered 400/1004: this query needs the SDK's cross-partition pipeline (ORDER BY, aggregates, DISTINCT or GROUP BY). So it ran once per physical partition below (${rs.length} requests or more); an SDK merges these per-partition results into one answer.`),
+      h(
+        'p',
+        { class: 'note', 'data-testid': 'fanout-note' },
+        `The gateway answered 400/1004: this query needs the SDK's cross-partition pipeline (ORDER BY, aggregates, DISTINCT or GROUP BY). So it ran once per physical partition below (${rs.length} requests or more); an SDK merges these per-partition results into one answer.`,
+      ),
     );
-    run.pages.push({ label: 'query plan (400/1004)', charge: planErr.headers.get('x-ms-request-charge') || '0', scanned: null, returned: null, partitions: planErr.headers.get('x-cosmolite-physical-partitions'), rangeIds: '', narrowed: null, indexUtil: null, queryMetrics: [] });
+    run.pages.push({
+      label: 'query plan (400/1004)',
+      charge: planErr.headers.get('x-ms-request-charge') || '0',
+      scanned: null,
+      returned: null,
+      partitions: planErr.headers.get('x-cosmolite-physical-partitions'),
+      rangeIds: '',
+      narrowed: null,
+      indexUtil: null,
+      queryMetrics: [],
+    });
     run.perRange = [];
     for (const range of rs) {
       const part = { id: range.id, charge: 0, rows: [], error: null };
@@ -135,50 +183,21 @@ export async function mount(el, ctx) {
 
   function renderPerRange() {
     if (!run || !run.perRange) return clear(perRangeEl);
-    const total = run.perRange.reduce((s, p) => s + p.charge, 0);
-    clear(
-      perRangeEl,
-      h('h3', null, 'Per physical partition'),
-      h('table', { class: 'per-range' },
-        h('thead', null, h('tr', null, h('th', null, 'range'), h('th', null, 'RU'), h('th', null, 'rows'), h('th', null, 'results'))),
-        h('tbody', null,
-          run.perRange.map((p) =>
-            h('tr', { 'data-testid': 'range-result', 'data-range-id': p.id, 'data-charge': p.charge },
-              h('td', null, p.id),
-              h('td', { class: 'num' }, p.charge.toFixed(2)),
-              h('td', { class: 'num' }, p.rows.length),
-              h('td', null, p.error ? h('span', { class: 'bad' }, p.error.message) : h('details', null, h('summary', null, 'JSON'), h('pre', null, jsonText(p.rows)))),
-            )),
-          h('tr', { class: 'total' }, h('td', null, 'total of the ranges'), h('td', { class: 'num', 'data-testid': 'per-range-total' }, total.toFixed(2)), h('td', { class: 'num' }, run.rows.length), h('td', null, '')),
-        ),
-      ),
-    );
+    clear(perRangeEl, h('h3', null, 'Per physical partition'), perRangeTable(run.perRange, run.rows.length));
   }
 
   function renderResults() {
     if (!run) return clear(resultsEl, h('p', { class: 'muted' }, 'Run a query.'));
-    const rows = run.rows;
-    const info = h('span', { class: 'muted small', 'data-testid': 'result-count' }, `${rows.length} result${rows.length === 1 ? '' : 's'}${run.continuation ? ' so far (more pages)' : ''}`);
-    let view;
-    if (mode === 'json') {
-      view = h('pre', { class: 'json', 'data-testid': 'results-json' }, jsonText(rows));
-    } else {
-      // Columns: the union of top-level keys; scalars (SELECT VALUE) get one "value" column.
-      const cols = [];
-      const seen = new Set();
-      let scalars = false;
-      for (const r of rows) {
-        if (r === null || typeof r !== 'object' || Array.isArray(r)) scalars = true;
-        else for (const k of Object.keys(r)) if (!seen.has(k)) seen.add(k), cols.push(k);
-      }
-      const cellText = (v) => (v === undefined ? '' : typeof v === 'object' ? JSON.stringify(v) : String(v));
-      view = h('table', { class: 'results-table', 'data-testid': 'results-table' },
-        h('thead', null, h('tr', null, scalars ? h('th', null, 'value') : null, cols.map((c) => h('th', null, c)))),
-        h('tbody', null, rows.map((r) => {
-          const obj = r !== null && typeof r === 'object' && !Array.isArray(r);
-          return h('tr', null, scalars ? h('td', null, obj ? '' : cellText(r)) : null, cols.map((c) => h('td', null, obj ? cellText(r[c]) : '')));
-        })));
-    }
+    const n = run.rows.length;
+    const info = h(
+      'span',
+      { class: 'muted small', 'data-testid': 'result-count' },
+      `${n} result${n === 1 ? '' : 's'}${run.continuation ? ' so far (more pages)' : ''}`,
+    );
+    const view =
+      mode === 'json'
+        ? h('pre', { class: 'json', 'data-testid': 'results-json' }, jsonText(run.rows))
+        : resultsTable(run.rows);
     clear(resultsEl, info, h('div', { class: 'scroll-x results-body' }, view));
   }
 
@@ -195,7 +214,10 @@ export async function mount(el, ctx) {
     try {
       const r = await request('GET', ['_cosmolite', 'queries'], { admin: true, quiet: true });
       const mine = (r.json.queries || []).filter((q) => q.container === `dbs/${ctx.db}/colls/${ctx.coll}`).slice(0, 15);
-      clear(recentEl, mine.length ? recentTable(mine) : h('p', { class: 'muted' }, 'No queries on this container yet.'));
+      clear(
+        recentEl,
+        mine.length ? recentTable(mine) : h('p', { class: 'muted' }, 'No queries on this container yet.'),
+      );
     } catch (e) {
       showError(recentEl, e, 'recent-error');
     }
@@ -203,40 +225,95 @@ export async function mount(el, ctx) {
 
   const onErr = (e) => showError(errSlot, e, 'query-error');
   const runBtn = actionButton('Run', { class: 'primary', 'data-testid': 'query-run' }, runQuery, onErr);
-  const nextBtn = actionButton('Next page', { 'data-testid': 'query-next', disabled: true }, async () => {
-    if (!run || !run.continuation) return;
-    clear(errSlot);
-    try {
-      await nextPage();
-    } finally {
-      refreshRecent();
-    }
-  }, onErr, () => !(run && run.continuation));
+  const nextBtn = actionButton(
+    'Next page',
+    { 'data-testid': 'query-next', disabled: true },
+    async () => {
+      if (!run || !run.continuation) return;
+      clear(errSlot);
+      try {
+        await nextPage();
+      } finally {
+        refreshRecent();
+      }
+    },
+    onErr,
+    () => !(run && run.continuation),
+  );
   text.addEventListener('keydown', (e) => {
     if ((e.ctrlKey || e.metaKey) && e.key === 'Enter') runBtn.click();
   });
-  const tabBtn = (m, label) => h('button', { type: 'button', class: 'seg' + (mode === m ? ' active' : ''), 'data-testid': 'results-' + m + '-tab', onclick: (e) => {
-    mode = m;
-    for (const b of e.target.parentNode.children) b.classList.toggle('active', b === e.target);
-    renderResults();
-  } }, label);
+  const tabBtn = (m, label) =>
+    h(
+      'button',
+      {
+        type: 'button',
+        class: 'seg' + (mode === m ? ' active' : ''),
+        'data-testid': 'results-' + m + '-tab',
+        onclick: (e) => {
+          mode = m;
+          for (const b of e.target.parentNode.children) b.classList.toggle('active', b === e.target);
+          renderResults();
+        },
+      },
+      label,
+    );
 
   clear(
     el,
-    h('section', { class: 'card' },
+    h(
+      'section',
+      { class: 'card' },
       text,
-      h('div', { class: 'row' }, h('span', { class: 'small muted' }, 'parameters'), h('button', { type: 'button', 'data-testid': 'param-add', onclick: () => addParam() }, '+ parameter')),
+      h(
+        'div',
+        { class: 'row' },
+        h('span', { class: 'small muted' }, 'parameters'),
+        h('button', { type: 'button', 'data-testid': 'param-add', onclick: () => addParam() }, '+ parameter'),
+      ),
       paramRows,
-      h('div', { class: 'row' },
+      h(
+        'div',
+        { class: 'row' },
         h('label', { class: 'inline' }, 'partition key ', pkInput),
         h('label', { class: 'inline' }, 'max items per page ', maxInput),
-        runBtn, nextBtn, h('span', { class: 'small muted' }, 'Ctrl+Enter runs')),
+        runBtn,
+        nextBtn,
+        h('span', { class: 'small muted' }, 'Ctrl+Enter runs'),
+      ),
       errSlot,
       note,
     ),
-    h('section', { class: 'card' }, h('h3', null, 'Fan-out: physical partitions reached'), fanoutEl, pagesEl, perRangeEl),
-    h('section', { class: 'card' }, h('div', { class: 'row between' }, h('h3', null, 'Results'), h('div', { class: 'segs' }, tabBtn('table', 'Table'), tabBtn('json', 'JSON'))), resultsEl),
-    h('section', { class: 'card' }, h('div', { class: 'row between' }, h('h3', null, 'Recent queries on this container (server log)'), h('button', { type: 'button', 'data-testid': 'recent-refresh', onclick: refreshRecent }, 'Refresh')), recentEl),
+    h(
+      'section',
+      { class: 'card' },
+      h('h3', null, 'Fan-out: physical partitions reached'),
+      fanoutEl,
+      pagesEl,
+      perRangeEl,
+    ),
+    h(
+      'section',
+      { class: 'card' },
+      h(
+        'div',
+        { class: 'row between' },
+        h('h3', null, 'Results'),
+        h('div', { class: 'segs' }, tabBtn('table', 'Table'), tabBtn('json', 'JSON')),
+      ),
+      resultsEl,
+    ),
+    h(
+      'section',
+      { class: 'card' },
+      h(
+        'div',
+        { class: 'row between' },
+        h('h3', null, 'Recent queries on this container (server log)'),
+        h('button', { type: 'button', 'data-testid': 'recent-refresh', onclick: refreshRecent }, 'Refresh'),
+      ),
+      recentEl,
+    ),
   );
   render();
   try {

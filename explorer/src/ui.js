@@ -102,11 +102,25 @@ export function table(columns, rows, attrs = {}) {
   return h(
     'table',
     attrs,
-    h('thead', null, h('tr', null, columns.map((c) => h('th', { class: c.class }, c.label)))),
+    h(
+      'thead',
+      null,
+      h(
+        'tr',
+        null,
+        columns.map((c) => h('th', { class: c.class }, c.label)),
+      ),
+    ),
     h(
       'tbody',
       null,
-      rows.map((r, i) => h('tr', null, columns.map((c) => h('td', { class: c.class }, c.get(r, i))))),
+      rows.map((r, i) =>
+        h(
+          'tr',
+          null,
+          columns.map((c) => h('td', { class: c.class }, c.get(r, i))),
+        ),
+      ),
     ),
   );
 }
@@ -121,6 +135,10 @@ export function kvTable(pairs, attrs = {}) {
   return h(
     'table',
     { class: 'kv', ...attrs },
-    h('tbody', null, pairs.map(([k, v]) => h('tr', null, h('th', null, k), h('td', null, v)))),
+    h(
+      'tbody',
+      null,
+      pairs.map(([k, v]) => h('tr', null, h('th', null, k), h('td', null, v))),
+    ),
   );
 }

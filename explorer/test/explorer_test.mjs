@@ -48,7 +48,13 @@ function ok(cond, name, detail) {
   else {
     failed++;
     console.log(`not ok ${n} - ${name}`);
-    if (detail !== undefined) console.log('  # ' + String(typeof detail === 'string' ? detail : JSON.stringify(detail)).split('\n').join('\n  # '));
+    if (detail !== undefined)
+      console.log(
+        '  # ' +
+          String(typeof detail === 'string' ? detail : JSON.stringify(detail))
+            .split('\n')
+            .join('\n  # '),
+      );
   }
   return cond;
 }
@@ -93,11 +99,19 @@ async function rest(method, segs, body, headers = {}) {
   const type = n % 2 ? segs[n - 1] : segs[n - 2];
   const link = (n % 2 ? segs.slice(0, n - 1) : segs).join('/');
   const date = new Date().toUTCString();
-  const sig = crypto.createHmac('sha256', Buffer.from(KEY, 'base64'))
-    .update(`${method.toLowerCase()}\n${type}\n${link}\n${date.toLowerCase()}\n\n`).digest('base64');
+  const sig = crypto
+    .createHmac('sha256', Buffer.from(KEY, 'base64'))
+    .update(`${method.toLowerCase()}\n${type}\n${link}\n${date.toLowerCase()}\n\n`)
+    .digest('base64');
   const r = await fetch(`${base}/${segs.map(encodeURIComponent).join('/')}`, {
     method,
-    headers: { 'x-ms-date': date, 'x-ms-version': '2020-07-15', authorization: encodeURIComponent(`type=master&ver=1.0&sig=${sig}`), 'content-type': 'application/json', ...headers },
+    headers: {
+      'x-ms-date': date,
+      'x-ms-version': '2020-07-15',
+      authorization: encodeURIComponent(`type=master&ver=1.0&sig=${sig}`),
+      'content-type': 'application/json',
+      ...headers,
+    },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   return { status: r.status, json: await r.json().catch(() => null) };
@@ -119,7 +133,14 @@ async function main() {
     const req = r.request();
     const u = new URL(r.url());
     if (u.pathname.startsWith('/_explorer/')) return;
-    const rec = { method: req.method(), path: decodeURIComponent(u.pathname), status: r.status(), headers: r.headers(), reqHeaders: req.headers(), body: null };
+    const rec = {
+      method: req.method(),
+      path: decodeURIComponent(u.pathname),
+      status: r.status(),
+      headers: r.headers(),
+      reqHeaders: req.headers(),
+      body: null,
+    };
     responses.push(rec);
     try {
       rec.body = await r.json();
@@ -141,12 +162,22 @@ async function main() {
   await page.waitForSelector('[data-testid=key-error-message]', T);
   const r401 = responses.findLast((r) => r.status === 401);
   const msg401 = await text('[data-testid=key-error-message]');
-  ok(r401 && msg401 && r401.body.message.startsWith(msg401) && msg401.includes("authorization token can't serve the request"), 'a wrong key shows the server\'s 401 message', { msg401, server: r401?.body });
+  ok(
+    r401 &&
+      msg401 &&
+      r401.body.message.startsWith(msg401) &&
+      msg401.includes("authorization token can't serve the request"),
+    "a wrong key shows the server's 401 message",
+    { msg401, server: r401?.body },
+  );
   await shot('02-wrong-key');
   await page.click('[data-testid=use-emulator-key]');
   await page.click('[data-testid=key-submit]');
   await page.waitForSelector('#app:not([hidden])', T);
-  ok(await page.evaluate(() => !!sessionStorage.getItem('cosmolite.key')), 'the right key opens the explorer (kept in sessionStorage)');
+  ok(
+    await page.evaluate(() => !!sessionStorage.getItem('cosmolite.key')),
+    'the right key opens the explorer (kept in sessionStorage)',
+  );
   await shot('03-landing');
 
   // 2. a database and a container with 2+ physical partitions
@@ -161,21 +192,42 @@ async function main() {
   await page.click('[data-testid=new-coll-submit]');
   await page.waitForSelector('[data-testid=nav-coll][data-coll=orders]', T);
   await page.waitForSelector('[data-testid=coll-title]', T);
-  await page.waitForFunction(() => /12000/.test(document.querySelector('[data-testid=coll-throughput]')?.textContent), null, T);
+  await page.waitForFunction(
+    () => /12000/.test(document.querySelector('[data-testid=coll-throughput]')?.textContent),
+    null,
+    T,
+  );
   ok((await text('[data-testid=coll-pk]')) === '/pk', 'creates a container: partition key /pk, 12000 RU/s shown');
 
   // 3. items through the editor
   const created = [];
-  for (const [id, pk, n] of [['a1', 'k1', 1], ['a2', 'k1', 2], ['a3', 'k2', 3], ['a4', 'k3', 4]]) {
+  for (const [id, pk, n] of [
+    ['a1', 'k1', 1],
+    ['a2', 'k1', 2],
+    ['a3', 'k2', 3],
+    ['a4', 'k3', 4],
+  ]) {
     await page.click('[data-testid=item-new]');
     await page.fill('[data-testid=item-editor]', JSON.stringify({ id, pk, n, kind: 'manual' }, null, 2));
     const wait = page.waitForResponse((r) => r.request().method() === 'POST' && r.url().endsWith('/docs'));
     await page.click('[data-testid=item-save]');
     const resp = await wait;
-    await page.waitForFunction((id) => document.querySelector('[data-testid=item-editor-title]')?.textContent === 'Item ' + id, id, T);
-    created.push({ status: resp.status(), charge: resp.headers()['x-ms-request-charge'], shown: await page.getAttribute('[data-testid=item-status]', 'data-charge') });
+    await page.waitForFunction(
+      (id) => document.querySelector('[data-testid=item-editor-title]')?.textContent === 'Item ' + id,
+      id,
+      T,
+    );
+    created.push({
+      status: resp.status(),
+      charge: resp.headers()['x-ms-request-charge'],
+      shown: await page.getAttribute('[data-testid=item-status]', 'data-charge'),
+    });
   }
-  ok(created.every((c) => c.status === 201 && Number(c.shown) === Number(c.charge)), 'creates 4 items in the editor; each shows the charge the server sent', created);
+  ok(
+    created.every((c) => c.status === 201 && Number(c.shown) === Number(c.charge)),
+    'creates 4 items in the editor; each shows the charge the server sent',
+    created,
+  );
 
   // invalid JSON goes to the server, and its message is shown
   await page.click('[data-testid=item-new]');
@@ -184,16 +236,34 @@ async function main() {
   await page.waitForSelector('[data-testid=item-error-message]', T);
   const bad = responses.findLast((r) => r.status === 400);
   const badMsg = await text('[data-testid=item-error-message]');
-  ok(bad && badMsg && bad.body.message.startsWith(badMsg) && /not valid JSON/.test(badMsg), 'invalid JSON in the editor shows the server\'s 400 message', { badMsg, server: bad?.body });
+  ok(
+    bad && badMsg && bad.body.message.startsWith(badMsg) && /not valid JSON/.test(badMsg),
+    "invalid JSON in the editor shows the server's 400 message",
+    { badMsg, server: bad?.body },
+  );
   await shot('05-item-invalid-json');
 
   // upload a JSON file of 40 items
   const upload = Array.from({ length: 40 }, (_, i) => ({ id: `u${i}`, pk: `k${i % 8}`, n: 10 + i, kind: 'upload' }));
-  await page.setInputFiles('[data-testid=upload-file]', { name: 'items.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(upload)) });
-  await page.waitForFunction(() => document.querySelector('[data-testid=upload-report]')?.dataset.ok !== undefined, null, T);
+  await page.setInputFiles('[data-testid=upload-file]', {
+    name: 'items.json',
+    mimeType: 'application/json',
+    buffer: Buffer.from(JSON.stringify(upload)),
+  });
+  await page.waitForFunction(
+    () => document.querySelector('[data-testid=upload-report]')?.dataset.ok !== undefined,
+    null,
+    T,
+  );
   const up = await page.evaluate(() => ({ ...document.querySelector('[data-testid=upload-report]').dataset }));
-  const upCharge = responses.filter((r) => r.method === 'POST' && r.status === 201 && r.body && r.body.kind === 'upload').reduce((s, r) => s + Number(r.headers['x-ms-request-charge']), 0);
-  ok(up.ok === '40' && up.failed === '0' && Math.abs(Number(up.charge) - upCharge) < 0.001, 'uploads a JSON file of 40 items: successes, failures and total RU reported', { up, upCharge });
+  const upCharge = responses
+    .filter((r) => r.method === 'POST' && r.status === 201 && r.body && r.body.kind === 'upload')
+    .reduce((s, r) => s + Number(r.headers['x-ms-request-charge']), 0);
+  ok(
+    up.ok === '40' && up.failed === '0' && Math.abs(Number(up.charge) - upCharge) < 0.001,
+    'uploads a JSON file of 40 items: successes, failures and total RU reported',
+    { up, upCharge },
+  );
 
   // paging: 44 items, pages of 20
   await page.click('[data-testid=items-refresh]');
@@ -205,15 +275,28 @@ async function main() {
   ok(await page.isHidden('[data-testid=items-more]'), 'the item list pages by 20 with continuations (20, 40, 44)');
   // open an item: a point read, edit, save
   await page.click('[data-testid=item-row][data-id=a2]');
-  await page.waitForFunction(() => document.querySelector('[data-testid=item-editor-title]')?.textContent === 'Item a2', null, T);
+  await page.waitForFunction(
+    () => document.querySelector('[data-testid=item-editor-title]')?.textContent === 'Item a2',
+    null,
+    T,
+  );
   const doc = JSON.parse(await page.inputValue('[data-testid=item-editor]'));
   doc.n = 222;
   await page.fill('[data-testid=item-editor]', JSON.stringify(doc));
   const putWait = page.waitForResponse((r) => r.request().method() === 'PUT');
   await page.click('[data-testid=item-save]');
   const put = await putWait;
-  await page.waitForFunction(() => /saved/.test(document.querySelector('[data-testid=item-status]')?.textContent), null, T);
-  ok(put.status() === 200 && (await page.getAttribute('[data-testid=item-status]', 'data-charge')) === String(Number(put.headers()['x-ms-request-charge'])), 'opens an item, edits and saves it (PUT), showing its charge');
+  await page.waitForFunction(
+    () => /saved/.test(document.querySelector('[data-testid=item-status]')?.textContent),
+    null,
+    T,
+  );
+  ok(
+    put.status() === 200 &&
+      (await page.getAttribute('[data-testid=item-status]', 'data-charge')) ===
+        String(Number(put.headers()['x-ms-request-charge'])),
+    'opens an item, edits and saves it (PUT), showing its charge',
+  );
   await shot('04-items');
 
   // 4. queries
@@ -221,7 +304,11 @@ async function main() {
   await page.waitForSelector('[data-testid=fanout][data-ranges]', T);
   const pk = responses.findLast((r) => r.path.endsWith('/pkranges') && r.status === 200);
   const nRanges = pk.body.PartitionKeyRanges.length;
-  ok(nRanges >= 2 && Number(await page.getAttribute('[data-testid=fanout]', 'data-ranges')) === nRanges, `the container has ${nRanges} physical partitions, as the page draws`, { nRanges });
+  ok(
+    nRanges >= 2 && Number(await page.getAttribute('[data-testid=fanout]', 'data-ranges')) === nRanges,
+    `the container has ${nRanges} physical partitions, as the page draws`,
+    { nRanges },
+  );
 
   async function runQuery(q, { pk = '', params = [], max = 100 } = {}) {
     await page.fill('[data-testid=query-text]', q);
@@ -242,13 +329,22 @@ async function main() {
       await page.click('[data-testid=query-next]');
       await page.waitForFunction((n) => document.querySelectorAll('[data-testid=page-row]').length > n, rows, T);
     }
-    return responses.slice(before).filter((r) => r.method === 'POST' && r.path.endsWith('/docs') && r.reqHeaders['x-ms-documentdb-isquery']);
+    return responses
+      .slice(before)
+      .filter((r) => r.method === 'POST' && r.path.endsWith('/docs') && r.reqHeaders['x-ms-documentdb-isquery']);
   }
   async function shownPage(i) {
     return page.evaluate((i) => {
       const row = document.querySelectorAll('[data-testid=page-row]')[i];
       const g = (t) => row.querySelector(`[data-testid=${t}]`).textContent;
-      return { charge: g('page-charge'), returned: g('page-returned'), scanned: g('page-scanned'), partitions: g('page-partitions'), ranges: g('page-ranges'), narrowed: g('page-narrowed') };
+      return {
+        charge: g('page-charge'),
+        returned: g('page-returned'),
+        scanned: g('page-scanned'),
+        partitions: g('page-partitions'),
+        ranges: g('page-ranges'),
+        narrowed: g('page-narrowed'),
+      };
     }, i);
   }
   const sentPage = (r) => ({
@@ -264,74 +360,174 @@ async function main() {
   let qs = await runQuery('SELECT * FROM c WHERE c.n >= @min', { pk: 'k1', params: [['@min', '0']] });
   let shown = await shownPage(0);
   let sent = sentPage(qs[0]);
-  eq(JSON.stringify(shown), JSON.stringify(sent), 'single-partition query: charge, scanned, returned, partitions, range ids and narrowing shown equal the headers');
-  ok(sent.partitions === '1' && sent.narrowed === 'true' && sent.returned === String(2 + upload.filter((d) => d.pk === 'k1').length) && qs[0].reqHeaders['x-ms-documentdb-partitionkey'] === '["k1"]', 'single-partition query sent the partition key and reached one partition', sent);
+  eq(
+    JSON.stringify(shown),
+    JSON.stringify(sent),
+    'single-partition query: charge, scanned, returned, partitions, range ids and narrowing shown equal the headers',
+  );
+  ok(
+    sent.partitions === '1' &&
+      sent.narrowed === 'true' &&
+      sent.returned === String(2 + upload.filter((d) => d.pk === 'k1').length) &&
+      qs[0].reqHeaders['x-ms-documentdb-partitionkey'] === '["k1"]',
+    'single-partition query sent the partition key and reached one partition',
+    sent,
+  );
   eq(await litBoxes(), sent.ranges, 'the fan-out drawing lights the one range reached');
   await shot('06-query-single-partition');
 
   qs = await runQuery('SELECT c.id, c.pk, c.n FROM c WHERE c.n > 0', { max: 15 });
   const shownAll = [];
   for (let i = 0; i < qs.length; i++) shownAll.push(await shownPage(i));
-  eq(JSON.stringify(shownAll), JSON.stringify(qs.map(sentPage)), `cross-partition query in pages of 15 (${qs.length} pages, with continuations): each page's numbers equal the headers`);
-  const ids = [...new Set(qs.flatMap((r) => r.headers['x-cosmolite-partition-key-range-ids'].split(',')))].sort().join(',');
-  ok(ids.split(',').length === nRanges && (await litBoxes()).split(',').sort().join(',') === ids, `cross-partition query reached all ${nRanges} partitions and the drawing lights them`, { ids, lit: await litBoxes() });
+  eq(
+    JSON.stringify(shownAll),
+    JSON.stringify(qs.map(sentPage)),
+    `cross-partition query in pages of 15 (${qs.length} pages, with continuations): each page's numbers equal the headers`,
+  );
+  const ids = [...new Set(qs.flatMap((r) => r.headers['x-cosmolite-partition-key-range-ids'].split(',')))]
+    .sort()
+    .join(',');
+  ok(
+    ids.split(',').length === nRanges && (await litBoxes()).split(',').sort().join(',') === ids,
+    `cross-partition query reached all ${nRanges} partitions and the drawing lights them`,
+    { ids, lit: await litBoxes() },
+  );
   eq(await page.$$eval('.results-table tbody tr', (r) => r.length), 44, 'the results table has a row per item');
   const totalShown = await text('[data-testid=total-charge]');
   const totalSent = qs.reduce((s, r) => s + Number(r.headers['x-ms-request-charge']), 0);
-  ok(Math.abs(Number(totalShown) - totalSent) < 0.006, 'the total charge over pages equals the sum of the headers', { totalShown, totalSent });
+  ok(Math.abs(Number(totalShown) - totalSent) < 0.006, 'the total charge over pages equals the sum of the headers', {
+    totalShown,
+    totalSent,
+  });
   await shot('07-query-cross-partition');
 
   // ORDER BY across partitions: 400/1004, then once per physical partition
   qs = await runQuery('SELECT c.id, c.n FROM c ORDER BY c.n DESC');
   await page.waitForSelector('[data-testid=fanout-note]', T);
-  const perRange = await page.$$eval('[data-testid=range-result]', (rows) => rows.map((r) => ({ id: r.dataset.rangeId, charge: Number(r.dataset.charge) })));
+  const perRange = await page.$$eval('[data-testid=range-result]', (rows) =>
+    rows.map((r) => ({ id: r.dataset.rangeId, charge: Number(r.dataset.charge) })),
+  );
   const ok1004 = qs[0].status === 400 && qs[0].headers['x-ms-substatus'] === '1004';
   const rangeReqs = qs.filter((r) => r.status === 200);
-  const byRange = perRange.every((p) => Math.abs(p.charge - rangeReqs.filter((r) => r.reqHeaders['x-ms-documentdb-partitionkeyrangeid'] === p.id).reduce((s, r) => s + Number(r.headers['x-ms-request-charge']), 0)) < 0.001);
-  ok(ok1004 && perRange.length === nRanges && byRange, 'an ORDER BY across partitions (400/1004) runs once per physical partition, each with its charge', { perRange, statuses: qs.map((r) => r.status) });
+  const byRange = perRange.every(
+    (p) =>
+      Math.abs(
+        p.charge -
+          rangeReqs
+            .filter((r) => r.reqHeaders['x-ms-documentdb-partitionkeyrangeid'] === p.id)
+            .reduce((s, r) => s + Number(r.headers['x-ms-request-charge']), 0),
+      ) < 0.001,
+  );
+  ok(
+    ok1004 && perRange.length === nRanges && byRange,
+    'an ORDER BY across partitions (400/1004) runs once per physical partition, each with its charge',
+    { perRange, statuses: qs.map((r) => r.status) },
+  );
   await shot('08-query-order-by-fan-out');
 
   qs = await runQuery('SELEC * FROM c');
   await page.waitForSelector('[data-testid=query-error-message]', T);
   const qErr = await text('[data-testid=query-error-message]');
-  ok(/SC1001/.test(qErr) && qErr.includes("Syntax error, incorrect syntax near 'SELEC'") && qs[0].status === 400, 'a query with a syntax error shows the server\'s message', qErr);
+  ok(
+    /SC1001/.test(qErr) && qErr.includes("Syntax error, incorrect syntax near 'SELEC'") && qs[0].status === 400,
+    "a query with a syntax error shows the server's message",
+    qErr,
+  );
   await shot('09-query-syntax-error');
   await page.click('[data-testid=recent-refresh]');
-  await page.waitForFunction(() => document.querySelectorAll('[data-testid=recent-queries] tbody tr').length >= 3, null, T);
-  ok(true, 'recent queries (the server\'s query log) lists them');
+  await page.waitForFunction(
+    () => document.querySelectorAll('[data-testid=recent-queries] tbody tr').length >= 3,
+    null,
+    T,
+  );
+  ok(true, "recent queries (the server's query log) lists them");
 
   // 5. partitions: the numbers change after a burst of writes
   await page.click('[data-testid=tab-partitions]');
   await page.waitForSelector('[data-testid=heat-cell]', T);
   await sleep(2300); // a second poll, so RU/s has a baseline
-  const cells = () => page.$$eval('[data-testid=heat-cell]', (c) => c.map((x) => ({ id: x.dataset.rangeId, docs: Number(x.dataset.documents), bytes: Number(x.dataset.bytes), ru: Number(x.dataset.ru) })));
+  const cells = () =>
+    page.$$eval('[data-testid=heat-cell]', (c) =>
+      c.map((x) => ({
+        id: x.dataset.rangeId,
+        docs: Number(x.dataset.documents),
+        bytes: Number(x.dataset.bytes),
+        ru: Number(x.dataset.ru),
+      })),
+    );
   const before = await cells();
   const sum = (cs, k) => cs.reduce((s, c) => s + c[k], 0);
   eq(before.length, nRanges, 'the heatmap has one cell per physical partition');
-  const burst = Array.from({ length: 200 }, (_, i) => ({ id: `b${i}`, pk: `burst${i % 20}`, payload: 'x'.repeat(200) }));
+  const burst = Array.from({ length: 200 }, (_, i) => ({
+    id: `b${i}`,
+    pk: `burst${i % 20}`,
+    payload: 'x'.repeat(200),
+  }));
   for (let i = 0; i < burst.length; i += 20) {
-    await Promise.all(burst.slice(i, i + 20).map((d) => rest('POST', ['dbs', 'shop', 'colls', 'orders', 'docs'], d, { 'x-ms-documentdb-partitionkey': JSON.stringify([d.pk]) })));
+    await Promise.all(
+      burst
+        .slice(i, i + 20)
+        .map((d) =>
+          rest('POST', ['dbs', 'shop', 'colls', 'orders', 'docs'], d, {
+            'x-ms-documentdb-partitionkey': JSON.stringify([d.pk]),
+          }),
+        ),
+    );
   }
   let after = before;
   for (let i = 0; i < 30 && sum(after, 'docs') < sum(before, 'docs') + 200; i++) {
     await sleep(250);
     after = await cells();
   }
-  ok(sum(after, 'docs') === sum(before, 'docs') + 200 && sum(after, 'bytes') > sum(before, 'bytes') && sum(after, 'ru') > sum(before, 'ru'), 'after a burst of 200 writes the heatmap shows more documents, bytes and RU', { before, after });
+  ok(
+    sum(after, 'docs') === sum(before, 'docs') + 200 &&
+      sum(after, 'bytes') > sum(before, 'bytes') &&
+      sum(after, 'ru') > sum(before, 'ru'),
+    'after a burst of 200 writes the heatmap shows more documents, bytes and RU',
+    { before, after },
+  );
   await page.selectOption('[data-testid=heat-metric]', 'rups');
-  await page.waitForFunction(() => [...document.querySelectorAll('[data-testid=heat-cell]')].some((c) => Number(c.dataset.value) > 0), null, T).catch(() => {});
-  ok(await page.$$eval('[data-testid=heat-cell]', (c) => c.some((x) => Number(x.dataset.value) > 0)), 'RU/s now is above zero on a partition after the burst');
-  ok((await page.$$('[data-testid=logical-row]')).length > 0 && (await page.$$('[data-testid=ru-chart] canvas')).length > 0, 'largest logical partitions and the RU/s chart are drawn');
+  await page
+    .waitForFunction(
+      () => [...document.querySelectorAll('[data-testid=heat-cell]')].some((c) => Number(c.dataset.value) > 0),
+      null,
+      T,
+    )
+    .catch(() => {});
+  ok(
+    await page.$$eval('[data-testid=heat-cell]', (c) => c.some((x) => Number(x.dataset.value) > 0)),
+    'RU/s now is above zero on a partition after the burst',
+  );
+  ok(
+    (await page.$$('[data-testid=logical-row]')).length > 0 &&
+      (await page.$$('[data-testid=ru-chart] canvas')).length > 0,
+    'largest logical partitions and the RU/s chart are drawn',
+  );
   await shot('10-partitions');
 
   // 6. change feed: an item created after starting shows up
   await page.click('[data-testid=tab-changefeed]');
   await page.click('[data-testid=cf-start]');
-  await page.waitForFunction(() => /polls/.test(document.querySelector('[data-testid=cf-status]')?.textContent), null, T);
-  await rest('POST', ['dbs', 'shop', 'colls', 'orders', 'docs'], { id: 'fresh', pk: 'k9', note: 'after start' }, { 'x-ms-documentdb-partitionkey': '["k9"]' });
+  await page.waitForFunction(
+    () => /polls/.test(document.querySelector('[data-testid=cf-status]')?.textContent),
+    null,
+    T,
+  );
+  await rest(
+    'POST',
+    ['dbs', 'shop', 'colls', 'orders', 'docs'],
+    { id: 'fresh', pk: 'k9', note: 'after start' },
+    { 'x-ms-documentdb-partitionkey': '["k9"]' },
+  );
   await page.waitForSelector('[data-testid=cf-item][data-id=fresh]', T).catch(() => {});
-  const cf = await page.$$eval('[data-testid=cf-item]', (x) => x.map((e) => ({ id: e.dataset.id, lsn: e.dataset.lsn })));
-  ok(cf.length === 1 && cf[0].id === 'fresh' && Number(cf[0].lsn) > 0, 'the change feed tail shows the item created after starting (and nothing older)', cf);
+  const cf = await page.$$eval('[data-testid=cf-item]', (x) =>
+    x.map((e) => ({ id: e.dataset.id, lsn: e.dataset.lsn })),
+  );
+  ok(
+    cf.length === 1 && cf[0].id === 'fresh' && Number(cf[0].lsn) > 0,
+    'the change feed tail shows the item created after starting (and nothing older)',
+    cf,
+  );
   await shot('11-change-feed');
   await page.click('[data-testid=cf-stop]');
 
@@ -343,7 +539,10 @@ async function main() {
   ok((await rest('GET', ['dbs', 'shop', 'colls', 'orders'])).status === 404, 'deletes the container (two clicks)');
   await page.click('[data-testid=forget-key]');
   await page.waitForSelector('[data-testid=key-form]', T);
-  ok(await page.evaluate(() => sessionStorage.getItem('cosmolite.key') === null) && (await page.isHidden('#app')), 'forget key returns to the key form and clears the key');
+  ok(
+    (await page.evaluate(() => sessionStorage.getItem('cosmolite.key') === null)) && (await page.isHidden('#app')),
+    'forget key returns to the key form and clears the key',
+  );
   await page.reload();
   await page.waitForSelector('[data-testid=key-form]', T);
   ok(await page.isHidden('#app'), 'after a reload without the key no data is shown');
