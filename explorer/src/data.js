@@ -156,6 +156,7 @@ export function landingPage(main, ctx) {
 
 export async function databasePage(main, ctx) {
   const containers = await listContainers(ctx.db);
+  if (!ctx.current()) return;
   const slot = h('div');
   const id = h('input', { 'data-testid': 'new-coll-id', placeholder: 'container id', required: true });
   const pk = h('input', {
@@ -296,6 +297,7 @@ export async function containerPage(main, ctx) {
     }
     throw e;
   }
+  if (!ctx.current()) return null;
   ctx.def = def;
   const dbRid = (def._self || '').split('/')[1];
   const tpEl = h('span', { 'data-testid': 'coll-throughput' }, '…');

@@ -41,24 +41,31 @@ export function go(db, coll, view) {
   else location.hash = hash;
 }
 
+// Routes can overlap (a click while the previous view still loads): only the latest may draw
+// or leave a view running.
+let routeGen = 0;
+
 async function route() {
   if (!getKey()) return showKeyScreen();
   if (stopView) {
     stopView();
     stopView = null;
   }
+  const gen = ++routeGen;
   const r = parseHash();
   const main = $('#main');
-  const ctx = { ...r, go, refreshNav: () => renderNav($('#nav-tree'), r, go) };
+  const ctx = { ...r, go, current: () => gen === routeGen, refreshNav: () => renderNav($('#nav-tree'), r, go) };
   ctx.refreshNav();
   try {
     if (!r.db) return landingPage(main, ctx);
     if (!r.coll) return await databasePage(main, ctx);
     const body = await containerPage(main, ctx);
-    if (!body) return;
-    const view = VIEWS[r.view];
-    stopView = (await view.mount(body, ctx)) || null;
+    if (!body || !ctx.current()) return;
+    const stop = (await VIEWS[r.view].mount(body, ctx)) || null;
+    if (ctx.current()) stopView = stop;
+    else if (stop) stop();
   } catch (e) {
+    if (!ctx.current()) return;
     if (e instanceof ApiError && e.status === 401) return showKeyScreen(e);
     showError(main, e, 'page-error');
   }

@@ -467,13 +467,11 @@ async function main() {
   }));
   for (let i = 0; i < burst.length; i += 20) {
     await Promise.all(
-      burst
-        .slice(i, i + 20)
-        .map((d) =>
-          rest('POST', ['dbs', 'shop', 'colls', 'orders', 'docs'], d, {
-            'x-ms-documentdb-partitionkey': JSON.stringify([d.pk]),
-          }),
-        ),
+      burst.slice(i, i + 20).map((d) =>
+        rest('POST', ['dbs', 'shop', 'colls', 'orders', 'docs'], d, {
+          'x-ms-documentdb-partitionkey': JSON.stringify([d.pk]),
+        }),
+      ),
     );
   }
   let after = before;
