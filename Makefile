@@ -26,9 +26,11 @@ build-all: configure
 run: build
 	./$(BUILD_DIR)/cosmolite $(ARGS)
 
-# The SDKs of the conformance suites: npm, PyPI (a venv), Maven Central (~/.m2), the Go module proxy.
+# The SDKs of the conformance suites: npm, PyPI (a venv), Maven Central (~/.m2), the Go module proxy;
+# and playwright-core for the explorer's browser test.
 conformance-deps:
 	@cd conformance && npm ci --no-audit --no-fund --loglevel=error
+	@cd explorer/test && npm ci --no-audit --no-fund --loglevel=error
 	@bash conformance/python/install.sh
 	@bash conformance/java/install.sh
 	@bash conformance/go/install.sh
