@@ -1,8 +1,8 @@
 // Account: the engine's front door, the one object the server calls. Each call is answered by
 // the room of the engine that owns it — the catalog (databases, containers, offers), items,
 // queries, the change feed, partition key ranges, admission (throttling, partition report),
-// security (users, permissions, resource tokens) and maintenance (TTL sweep, index builds, data-file
-// upgrades) — which share one AccountContext.
+// scripts (stored procedures, triggers, UDFs), security (users, permissions, resource tokens) and
+// maintenance (TTL sweep, index builds, data-file upgrades) — which share one AccountContext.
 // It speaks typed requests and JSON text (api.h), never HTTP.
 // Thread-safety: safe to call from many threads; each call is one store transaction.
 #pragma once
@@ -23,6 +23,7 @@
 #include "engine/maintenance/maintenance.h"
 #include "engine/partitioning/partition_key_ranges.h"
 #include "engine/queries/queries.h"
+#include "engine/scripts/scripts.h"
 #include "engine/security/security.h"
 #include "engine/shared/account_context.h"
 #include "storage/store.h"
@@ -119,6 +120,26 @@ class Account {
   // Recent item queries with their cost summed over all their requests (GET /_cosmolite/queries).
   const QueryLog& query_log() const { return queries_.query_log(); }
 
+  // Stored procedures, triggers and UDFs as resources: scripts/scripts.h.
+  Result<ResourceResponse> CreateScript(const ScriptAddress& feed, const std::string& body, bool upsert = false) {
+    return scripts_.Create(feed, body, upsert);
+  }
+  Result<ResourceResponse> ReadScript(const ScriptAddress& script) { return scripts_.Read(script); }
+  Result<FeedResponse> ListScripts(const ScriptAddress& feed, const FeedOptions& options) {
+    return scripts_.List(feed, options);
+  }
+  Result<QueryResponse> QueryScripts(const ScriptAddress& feed, const QueryRequest& request) {
+    COSMOS_ASSIGN_OR_RETURN(auto scripts, scripts_.Bodies(feed));
+    return queries_.QueryResources(request, std::move(scripts.first), ScriptFeedKey(feed.kind), scripts.second);
+  }
+  Result<ResourceResponse> ReplaceScript(const ScriptAddress& script, const std::string& body,
+                                         const Preconditions& preconditions) {
+    return scripts_.Replace(script, body, preconditions);
+  }
+  Result<ResourceResponse> DeleteScript(const ScriptAddress& script, const Preconditions& preconditions) {
+    return scripts_.Delete(script, preconditions);
+  }
+
   // Users, permissions and resource tokens: security/security.h.
   Result<ResourceResponse> CreateUser(const ResourceName& database, const std::string& body, bool upsert = false) {
     return security_.CreateUser(database, body, upsert);
@@ -201,6 +222,7 @@ class Account {
   Items items_;
   Queries queries_;
   Security security_;
+  Scripts scripts_;
   ChangeFeed change_feed_;
   PartitionKeyRanges ranges_;
   Maintenance maintenance_;

@@ -21,6 +21,7 @@ build_packages=(
   libantlr4-runtime-dev   # ANTLR 4.9 C++ runtime
   uuid-dev                # the ANTLR runtime's CMake package links libuuid, but the package does not depend on it
   libpcre2-dev            # PCRE2: RegexMatch speaks the service's PCRE dialect
+  libmozjs-102-dev        # SpiderMonkey 102 ESR: stored procedures, triggers and UDFs
   openssl
 )
 

@@ -18,6 +18,9 @@ engine::AccessTarget TargetOf(ResourceKind kind) {
     case ResourceKind::kConflict: return engine::AccessTarget::kConflict;
     case ResourceKind::kUser: return engine::AccessTarget::kUser;
     case ResourceKind::kPermission: return engine::AccessTarget::kPermission;
+    case ResourceKind::kStoredProcedure: return engine::AccessTarget::kStoredProcedure;
+    case ResourceKind::kTrigger: return engine::AccessTarget::kTrigger;
+    case ResourceKind::kUserDefinedFunction: return engine::AccessTarget::kUserDefinedFunction;
   }
   return engine::AccessTarget::kAccount;
 }

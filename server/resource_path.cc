@@ -9,7 +9,7 @@ namespace cosmos::server {
 namespace {
 
 // The resource type a segment names at each depth, below its parent's type:
-// /dbs/{id}/colls/{id}/{docs|pkranges|conflicts|operations}/{id}, /dbs/{id}/users/{id}/permissions/{id},
+// /dbs/{id}/colls/{id}/{docs|pkranges|conflicts|operations|sprocs|triggers|udfs}/{id}, /dbs/{id}/users/{id}/permissions/{id},
 // and /offers/{id}.
 bool TypeAllowedAt(size_t depth, std::string_view parent, std::string_view type, ResourceKind* kind) {
   struct Allowed {
@@ -27,6 +27,9 @@ bool TypeAllowedAt(size_t depth, std::string_view parent, std::string_view type,
       {2, "colls", "pkranges", ResourceKind::kPartitionKeyRange},
       {2, "colls", "conflicts", ResourceKind::kConflict},
       {2, "colls", "operations", ResourceKind::kContainerOperation},
+      {2, "colls", "sprocs", ResourceKind::kStoredProcedure},
+      {2, "colls", "triggers", ResourceKind::kTrigger},
+      {2, "colls", "udfs", ResourceKind::kUserDefinedFunction},
       {2, "users", "permissions", ResourceKind::kPermission},
   };
   for (const Allowed& allowed : kAllowed) {

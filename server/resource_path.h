@@ -17,7 +17,7 @@ namespace cosmos::server {
 // kContainerOperation: /dbs/{db}/colls/{c}/operations/{name}, an operation on the container as a
 // whole (partitionkeydelete), signed as the container.
 enum class ResourceKind { kAccount, kDatabase, kContainer, kDocument, kPartitionKeyRange, kOffer, kContainerOperation,
-                          kConflict, kUser, kPermission };
+                          kConflict, kUser, kPermission, kStoredProcedure, kTrigger, kUserDefinedFunction };
 
 struct ResourcePath {
   ResourceKind kind = ResourceKind::kAccount;

@@ -490,6 +490,67 @@ Result<HttpResponse> DeletePermission(const RouteCall& call) {
   return FromResource(std::move(deleted), 204, false);
 }
 
+// --- Stored procedures, triggers and user-defined functions ---------------------------------
+
+engine::ScriptKind ScriptKindOf(ResourceKind kind) {
+  return kind == ResourceKind::kTrigger               ? engine::ScriptKind::kTrigger
+         : kind == ResourceKind::kUserDefinedFunction ? engine::ScriptKind::kUserDefinedFunction
+                                                      : engine::ScriptKind::kStoredProcedure;
+}
+
+engine::ScriptAddress ScriptOf(const ResourcePath& path) {
+  engine::ScriptAddress address{ContainerOf(path), ScriptKindOf(path.kind), {}};
+  if (!path.is_feed) address.id = NameAt(path, 2);
+  return address;
+}
+
+Result<HttpResponse> ListScripts(const RouteCall& call) {
+  COSMOS_ASSIGN_OR_RETURN(auto options, FeedOptionsOf(call.request));
+  COSMOS_ASSIGN_OR_RETURN(auto feed, call.account.ListScripts(ScriptOf(call.path), options));
+  return FromFeed(std::move(feed), false);
+}
+
+Result<HttpResponse> QueryScripts(const RouteCall& call) {
+  COSMOS_ASSIGN_OR_RETURN(auto query, QueryRequestOf(call.request, ContainerOf(call.path)));
+  COSMOS_ASSIGN_OR_RETURN(auto page, call.account.QueryScripts(ScriptOf(call.path), query));
+  return FromQuery(std::move(page), false);
+}
+
+Result<HttpResponse> CreateScript(const RouteCall& call) {
+  COSMOS_RETURN_IF_ERROR(RequireJsonBody(call.request));
+  COSMOS_ASSIGN_OR_RETURN(auto created, call.account.CreateScript(ScriptOf(call.path), call.request.body,
+                                                                  call.request.headers.IsTrue(headers::kIsUpsert)));
+  int status = created.created ? 201 : 200;
+  return FromResource(std::move(created), status, false);
+}
+
+Result<HttpResponse> ReadScript(const RouteCall& call) {
+  COSMOS_ASSIGN_OR_RETURN(auto script, call.account.ReadScript(ScriptOf(call.path)));
+  return FromResource(std::move(script), 200, false);
+}
+
+Result<HttpResponse> ReplaceScript(const RouteCall& call) {
+  COSMOS_RETURN_IF_ERROR(RequireJsonBody(call.request));
+  COSMOS_ASSIGN_OR_RETURN(auto replaced, call.account.ReplaceScript(ScriptOf(call.path), call.request.body,
+                                                                    PreconditionsOf(call.request)));
+  return FromResource(std::move(replaced), 200, false);
+}
+
+Result<HttpResponse> DeleteScript(const RouteCall& call) {
+  COSMOS_ASSIGN_OR_RETURN(auto deleted,
+                          call.account.DeleteScript(ScriptOf(call.path), PreconditionsOf(call.request)));
+  return FromResource(std::move(deleted), 204, false);
+}
+
+// POST .../sprocs/{id}: running a stored procedure is not served yet (README, Limitations). The
+// stored procedure must exist (404 otherwise), as on the service.
+Result<HttpResponse> ExecuteStoredProcedure(const RouteCall& call) {
+  auto stored = call.account.ReadScript(ScriptOf(call.path));
+  if (!stored.ok()) return stored.status();
+  return Status::BadRequest("Executing stored procedures is not served by this emulator yet; the stored procedure "
+                            "is stored and can be read, replaced and deleted.");
+}
+
 // --- Conflicts (always none: one write region) ---------------------------------------------
 
 Result<HttpResponse> ListConflicts(const RouteCall& call) {
@@ -582,6 +643,26 @@ constexpr Route kRoutes[] = {
     {kPermission, kSingle, kGet, ReadPermission},
     {kPermission, kSingle, kPut, ReplacePermission},
     {kPermission, kSingle, kDelete, DeletePermission},
+
+    {kStoredProcedure, kFeed, kGet, ListScripts},
+    {kStoredProcedure, kFeed, kQuery, QueryScripts},
+    {kStoredProcedure, kFeed, kPost, CreateScript},  // and upsert
+    {kStoredProcedure, kSingle, kGet, ReadScript},
+    {kStoredProcedure, kSingle, kPut, ReplaceScript},
+    {kStoredProcedure, kSingle, kDelete, DeleteScript},
+    {kStoredProcedure, kSingle, kPost, ExecuteStoredProcedure},
+    {kTrigger, kFeed, kGet, ListScripts},
+    {kTrigger, kFeed, kQuery, QueryScripts},
+    {kTrigger, kFeed, kPost, CreateScript},
+    {kTrigger, kSingle, kGet, ReadScript},
+    {kTrigger, kSingle, kPut, ReplaceScript},
+    {kTrigger, kSingle, kDelete, DeleteScript},
+    {kUserDefinedFunction, kFeed, kGet, ListScripts},
+    {kUserDefinedFunction, kFeed, kQuery, QueryScripts},
+    {kUserDefinedFunction, kFeed, kPost, CreateScript},
+    {kUserDefinedFunction, kSingle, kGet, ReadScript},
+    {kUserDefinedFunction, kSingle, kPut, ReplaceScript},
+    {kUserDefinedFunction, kSingle, kDelete, DeleteScript},
 
     {kConflict, kFeed, kGet, ListConflicts},
     {kConflict, kFeed, kQuery, QueryConflicts},

@@ -134,6 +134,7 @@ Status Transaction::DeleteContainer(int64_t seq) {
                           "DELETE FROM offers WHERE is_database = 0 AND resource_seq = ?",
                           "DELETE FROM index_entries WHERE container_seq = ?",
                           "DELETE FROM index_builds WHERE container_seq = ?",
+                          "DELETE FROM scripts WHERE container_seq = ?",
                           "DELETE FROM containers WHERE seq = ?"}) {
     COSMOS_ASSIGN_OR_RETURN(auto* stmt, connection_->Prepare(sql));
     stmt->Bind(1, seq);

@@ -67,6 +67,15 @@ struct PermissionRecord {
   std::string scope;
 };
 
+// A stored procedure, trigger or user-defined function of a container.
+struct ScriptRecord {
+  int64_t seq = 0;
+  int64_t container_seq = 0;
+  std::string kind;  // "sprocs", "triggers" or "udfs"
+  std::string id;
+  std::string body;
+};
+
 // One indexed value of a document: its path and its order-preserving encoding.
 struct IndexEntry {
   std::string path;

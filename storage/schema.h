@@ -116,6 +116,15 @@ CREATE TABLE IF NOT EXISTS permissions(
   scope TEXT NOT NULL,
   UNIQUE(user_seq, id));
 CREATE UNIQUE INDEX IF NOT EXISTS permissions_by_resource ON permissions(user_seq, resource);
+-- Stored procedures, triggers and user-defined functions of a container (kind: sprocs, triggers,
+-- udfs), their definitions as JSON.
+CREATE TABLE IF NOT EXISTS scripts(
+  seq INTEGER PRIMARY KEY AUTOINCREMENT,
+  container_seq INTEGER NOT NULL,
+  kind TEXT NOT NULL,
+  id TEXT NOT NULL,
+  body TEXT NOT NULL,
+  UNIQUE(container_seq, kind, id));
 -- Secrets the account keeps across restarts (the key that signs resource tokens).
 CREATE TABLE IF NOT EXISTS account_secrets(
   name TEXT PRIMARY KEY,

@@ -63,7 +63,7 @@ struct StoreOptions {
   int64_t max_pages = 0;
 };
 
-enum class SeqKind { kDatabase, kContainer, kDocument, kOffer, kUser, kPermission };
+enum class SeqKind { kDatabase, kContainer, kDocument, kOffer, kUser, kPermission, kScript };
 
 class Store;
 class WalCheckpointer;
@@ -123,6 +123,17 @@ class Transaction {
   // Replaces the permission's id, body, resource and scope (its seq and user stay).
   Status UpdatePermission(const PermissionRecord& record);
   Status DeletePermission(int64_t seq);
+  // Scripts of a container (script_tables.cc), by kind ("sprocs", "triggers", "udfs"). Deleting a
+  // container deletes its scripts. Insert and update return kConflict for an id in use.
+  Result<std::optional<ScriptRecord>> FindScript(int64_t container_seq, std::string_view kind, std::string_view id);
+  Result<std::optional<ScriptRecord>> FindScriptBySeq(int64_t seq);
+  // Up to `limit` scripts of a kind (-1: all) with seq greater than `after_seq`, in seq order.
+  Result<std::vector<ScriptRecord>> ListScripts(int64_t container_seq, std::string_view kind, int64_t after_seq = 0,
+                                                int64_t limit = -1);
+  Status InsertScript(const ScriptRecord& record);
+  Status UpdateScript(int64_t seq, std::string_view id, std::string_view body);
+  Status DeleteScript(int64_t seq);
+
   // A named secret of the account, if one was stored.
   Result<std::optional<std::string>> FindSecret(std::string_view name);
   // Stores the secret unless one of that name exists (the existing one stays).

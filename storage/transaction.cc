@@ -107,6 +107,7 @@ Result<int64_t> Transaction::NextSeq(SeqKind kind) {
                       : kind == SeqKind::kOffer     ? "offers"
                       : kind == SeqKind::kUser      ? "users"
                       : kind == SeqKind::kPermission ? "permissions"
+                      : kind == SeqKind::kScript    ? "scripts"
                                                     : "documents";
   COSMOS_ASSIGN_OR_RETURN(auto* stmt, connection_->Prepare(
       "SELECT COALESCE((SELECT seq FROM sqlite_sequence WHERE name = ?), 0) + 1"));

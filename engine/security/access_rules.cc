@@ -3,9 +3,19 @@
 namespace cosmos::engine {
 namespace {
 
+bool IsScript(AccessTarget target) {
+  return target == AccessTarget::kStoredProcedure || target == AccessTarget::kTrigger ||
+         target == AccessTarget::kUserDefinedFunction;
+}
+
+// The path segment a script target sits under, as a permission's child type names it.
+const char* ScriptChildType(AccessTarget target) {
+  return target == AccessTarget::kStoredProcedure ? "sprocs" : target == AccessTarget::kTrigger ? "triggers" : "udfs";
+}
+
 bool IsContainerChild(AccessTarget target) {
   return target == AccessTarget::kDocument || target == AccessTarget::kPartitionKeyRange ||
-         target == AccessTarget::kConflict || target == AccessTarget::kContainerOperation;
+         target == AccessTarget::kConflict || target == AccessTarget::kContainerOperation || IsScript(target);
 }
 
 // The partition key a request names, as a JSON array; nullopt when it names none or garbage.
@@ -81,8 +91,10 @@ Status CheckResourceGrant(const PermissionScope& scope, const AccessRequest& req
   if (request.write && !write_allowed) return InsufficientPermissions();
   if (!scope.child_type.empty()) {
     // One document (or script): only requests that name it.
-    bool names_it = scope.child_type == "docs" && request.target == AccessTarget::kDocument && !request.is_feed &&
-                    request.ids.size() >= 3 && request.ids[2] == scope.child_id;
+    bool same_type = request.target == AccessTarget::kDocument ? scope.child_type == "docs"
+                     : IsScript(request.target)               ? scope.child_type == ScriptChildType(request.target)
+                                                              : false;
+    bool names_it = same_type && !request.is_feed && request.ids.size() >= 3 && request.ids[2] == scope.child_id;
     if (!names_it) return InsufficientPermissions();
   }
   if (scope.partition_key) {
@@ -93,7 +105,11 @@ Status CheckResourceGrant(const PermissionScope& scope, const AccessRequest& req
 }
 
 Status CheckDataPlaneRole(DataPlaneRole role, const std::string& principal_id, const AccessRequest& request) {
+  // Running a stored procedure is a data action; managing scripts (reads too) is not.
+  bool executes_procedure = request.target == AccessTarget::kStoredProcedure && !request.is_feed &&
+                            request.method == "POST";
   bool management = request.target == AccessTarget::kUser || request.target == AccessTarget::kPermission ||
+                    (IsScript(request.target) && !executes_procedure) ||
                     (request.write && (request.target == AccessTarget::kDatabase ||
                                        request.target == AccessTarget::kContainer ||
                                        request.target == AccessTarget::kOffer));

@@ -27,6 +27,9 @@ enum class AccessTarget {
   kOffer,               // /offers
   kUser,                // /dbs/{db}/users
   kPermission,          // .../users/{u}/permissions
+  kStoredProcedure,     // .../colls/{c}/sprocs
+  kTrigger,             // .../colls/{c}/triggers
+  kUserDefinedFunction, // .../colls/{c}/udfs
 };
 
 struct AccessRequest {
@@ -78,8 +81,9 @@ enum class DataPlaneRole { kReader, kContributor };
 
 // A request under an Entra ID token: metadata and item reads for both roles; item writes for a
 // contributor (a reader gets 403/5301 naming the action); management operations (creating,
-// replacing or deleting databases, containers, offers, users, permissions, and any request on
-// users and permissions) for neither (403/5300), as the service refuses them in the data plane.
+// replacing or deleting databases, containers and offers; any request on users, permissions,
+// triggers, UDFs and stored procedures but running one) for neither (403/5300), as the service
+// refuses them in the data plane.
 Status CheckDataPlaneRole(DataPlaneRole role, const std::string& principal_id, const AccessRequest& request);
 
 }  // namespace cosmos::engine

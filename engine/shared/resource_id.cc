@@ -31,6 +31,10 @@ void AppendChild(std::vector<uint8_t>& bytes, int64_t seq, uint8_t type_nibble) 
 constexpr uint8_t kDocumentType = 0x0;
 constexpr uint8_t kPartitionKeyRangeType = 0x5;
 
+uint8_t ScriptTypeNibble(std::string_view kind) {
+  return kind == "sprocs" ? 0x8 : kind == "triggers" ? 0x7 : 0x6;
+}
+
 std::string Encode(const std::vector<uint8_t>& bytes) {
   std::string text = Base64Encode(bytes);
   for (char& c : text) {
@@ -89,6 +93,29 @@ std::string ResourceId::ForPartitionKeyRange(int64_t database_seq, int64_t conta
   // Range ids start at 0; the stored number is id + 1 so that no rid body is all zeros.
   AppendChild(bytes, range_id + 1, kPartitionKeyRangeType);
   return Encode(bytes);
+}
+
+std::string ResourceId::ForScript(int64_t database_seq, int64_t container_seq, std::string_view kind,
+                                  int64_t script_seq) {
+  std::vector<uint8_t> bytes;
+  AppendDatabase(bytes, database_seq);
+  AppendContainer(bytes, container_seq);
+  AppendChild(bytes, script_seq, ScriptTypeNibble(kind));
+  return Encode(bytes);
+}
+
+std::optional<int64_t> ResourceId::ParseScript(std::string_view text, std::string_view kind) {
+  std::string base64(text);
+  for (char& c : base64) {
+    if (c == '-') c = '/';
+  }
+  std::optional<std::vector<uint8_t>> bytes = Base64Decode(base64);
+  if (!bytes || bytes->size() != 16 || ((*bytes)[15] >> 4) != ScriptTypeNibble(kind)) return std::nullopt;
+  uint64_t value = 0;
+  for (int k = 15; k >= 8; --k) value = (value << 8) | (*bytes)[k];
+  value &= 0x0FFFFFFFFFFFFFFFULL;
+  if (value == 0) return std::nullopt;
+  return static_cast<int64_t>(value);
 }
 
 std::optional<ResourceId> ResourceId::Parse(std::string_view text) {

@@ -23,6 +23,12 @@ struct ResourceId {
   // Type nibble 5 (partition key range): these rids end in "UA==" as the service's do.
   static std::string ForPartitionKeyRange(int64_t database_seq, int64_t container_seq, int64_t range_id);
 
+  // Scripts of a container: type nibble 8 (stored procedure), 7 (trigger) or 6 (user-defined
+  // function), as the service's. `kind` is "sprocs", "triggers" or "udfs".
+  static std::string ForScript(int64_t database_seq, int64_t container_seq, std::string_view kind, int64_t script_seq);
+  // The script seq of a script rid of that kind; nullopt for anything else.
+  static std::optional<int64_t> ParseScript(std::string_view text, std::string_view kind);
+
   // Offers have their own 3-byte ids (4 characters), little-endian sequence numbers.
   static std::string ForOffer(int64_t offer_seq);
   static std::optional<int64_t> ParseOffer(std::string_view text);

@@ -24,7 +24,7 @@ def unknown_paths(target):
         ("an unknown type under a container", f"/dbs/{db}/colls/{items}/bar/x"),
         ("permissions below a container (only users hold them)", f"/dbs/{db}/colls/{items}/permissions"),
         ("documents below a user", f"/dbs/{db}/users/u/docs"),
-        ("stored procedures (not served)", f"/dbs/{db}/colls/{items}/sprocs"),
+        ("stored procedures below a user", f"/dbs/{db}/users/u/sprocs"),
         ("attachments below an item", f"{docs}/d0/attachments"),
         ("an item's child segments", f"{docs}/d0/x/y"),
         ("60 segments", f"{docs}/d0" + "/a/b" * 30),

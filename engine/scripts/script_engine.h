@@ -1,0 +1,26 @@
+// ScriptEngine: the JavaScript engine behind stored procedures, triggers and user-defined
+// functions. It is SpiderMonkey 102 ESR, Debian's libmozjs-102: the modern syntax real scripts use
+// (const/let, arrow functions, template literals, classes), and an interrupt callback and heap cap
+// for the sandbox. Each thread that uses it gets a JSContext of its own (SpiderMonkey's rule), made
+// on first use.
+// Thread-safety: every function may be called from any thread.
+#pragma once
+
+#include <string_view>
+
+#include "common/result.h"
+
+namespace cosmos::engine {
+
+class ScriptEngine {
+ public:
+  // The heap one thread's engine may use: past it, an allocation fails with "out of memory".
+  static constexpr size_t kHeapBytes = size_t{64} * 1024 * 1024;
+
+  // Compiles `body`, a script definition's body, as the function expression it must be
+  // ("function name(args) { … }" or an anonymous one), without running any of it. kBadRequest
+  // with the engine's message and line when it does not compile or is not one function.
+  static Status CheckFunction(std::string_view body);
+};
+
+}  // namespace cosmos::engine
