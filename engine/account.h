@@ -139,6 +139,10 @@ class Account {
   Result<ResourceResponse> DeleteScript(const ScriptAddress& script, const Preconditions& preconditions) {
     return scripts_.Delete(script, preconditions);
   }
+  Result<ResourceResponse> ExecuteProcedure(const ScriptAddress& procedure, std::string_view arguments,
+                                            const std::optional<std::string>& partition_key_header) {
+    return scripts_.ExecuteProcedure(procedure, arguments, partition_key_header);
+  }
 
   // Users, permissions and resource tokens: security/security.h.
   Result<ResourceResponse> CreateUser(const ResourceName& database, const std::string& body, bool upsert = false) {

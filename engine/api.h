@@ -61,6 +61,8 @@ struct ResourceResponse {
   int64_t index_transformation_progress = -1;
   // Offers: the lowest manual RU/s a replace may ask for (x-ms-cosmos-min-throughput).
   int64_t offer_min_throughput = 0;
+  // A stored procedure's console.log lines (x-ms-documentdb-script-log-results).
+  std::string script_log;
 };
 
 // One page of a feed (list of databases, containers or documents).
@@ -237,6 +239,8 @@ struct AccountOptions {
   // is abandoned with 408 after this long (--query-time-limit). Streaming pages end with a
   // continuation at 5 s, as the service's do, long before.
   std::chrono::milliseconds query_time_limit{30000};
+  // How long a stored procedure may run before it is stopped (408), as the service's 5 seconds.
+  std::chrono::milliseconds script_time_limit{5000};
 };
 
 // Limits from the service documentation.

@@ -53,6 +53,7 @@ struct Flags {
   int threads = static_cast<int>(std::max(2u, std::thread::hardware_concurrency()));
   int workers = 4;
   int query_time_limit_s = 30;
+  int script_time_limit_ms = 5000;
   std::string log_level = "info";
   bool sync_full = false;
   int min_physical_partitions = 1;
@@ -189,6 +190,9 @@ int main(int argc, char** argv) {
                  "seconds after which a query page that cannot end early (ORDER BY, GROUP BY, aggregates, "
                  "one costly row) is abandoned with 408; other pages end at 5 s with a continuation")
       ->envname("COSMOLITE_QUERY_TIME_LIMIT")->capture_default_str()->check(CLI::Range(1, 86400));
+  app.add_option("--script-time-limit", flags.script_time_limit_ms,
+                 "milliseconds a stored procedure may run before it is stopped with 408 RequestTimeout")
+      ->envname("COSMOLITE_SCRIPT_TIME_LIMIT")->capture_default_str()->check(CLI::Range(10, 600000));
   app.add_option("--log-level", flags.log_level, "trace, debug, info, warn, error or off")
       ->envname("COSMOLITE_LOG_LEVEL")->capture_default_str();
   app.add_flag("--sync-full", flags.sync_full,
@@ -306,6 +310,7 @@ int main(int argc, char** argv) {
   account_options.serverless = flags.serverless;
   account_options.rate_limit = flags.rate_limit;
   account_options.query_time_limit = std::chrono::seconds(flags.query_time_limit_s);
+  account_options.script_time_limit = std::chrono::milliseconds(flags.script_time_limit_ms);
   cosmos::engine::Account account(std::move(store).value(), account_options);
   if (auto upgraded = account.UpgradeDataFile(); !upgraded.ok()) {
     return Fail("cannot upgrade the data file: " + upgraded.message());

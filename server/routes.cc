@@ -542,13 +542,36 @@ Result<HttpResponse> DeleteScript(const RouteCall& call) {
   return FromResource(std::move(deleted), 204, false);
 }
 
-// POST .../sprocs/{id}: running a stored procedure is not served yet (README, Limitations). The
-// stored procedure must exist (404 otherwise), as on the service.
+// Percent-encodes all but the unreserved characters, as encodeURIComponent does (the SDKs decode
+// the script log with its inverse).
+std::string PercentEncode(std::string_view text) {
+  static constexpr char kHex[] = "0123456789ABCDEF";
+  std::string encoded;
+  for (unsigned char c : text) {
+    if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~') {
+      encoded += static_cast<char>(c);
+    } else {
+      encoded += '%';
+      encoded += kHex[c >> 4];
+      encoded += kHex[c & 0xF];
+    }
+  }
+  return encoded;
+}
+
+// POST .../sprocs/{id}: runs the stored procedure with the arguments in the body (a JSON array)
+// for the logical partition in the partition key header; with x-ms-documentdb-script-enable-logging,
+// its console.log lines come back URL-encoded in x-ms-documentdb-script-log-results.
 Result<HttpResponse> ExecuteStoredProcedure(const RouteCall& call) {
-  auto stored = call.account.ReadScript(ScriptOf(call.path));
-  if (!stored.ok()) return stored.status();
-  return Status::BadRequest("Executing stored procedures is not served by this emulator yet; the stored procedure "
-                            "is stored and can be read, replaced and deleted.");
+  const HttpRequest& request = call.request;
+  COSMOS_ASSIGN_OR_RETURN(auto ran, call.account.ExecuteProcedure(ScriptOf(call.path), request.body,
+                                                                   request.headers.Get(headers::kPartitionKey)));
+  std::string log = std::move(ran.script_log);
+  HttpResponse response = FromResource(std::move(ran), 200, false);
+  if (request.headers.IsTrue(headers::kScriptEnableLogging)) {
+    response.AddHeader(headers::kScriptLogResults, PercentEncode(log));
+  }
+  return response;
 }
 
 // --- Conflicts (always none: one write region) ---------------------------------------------

@@ -71,6 +71,53 @@ TEST_CASE("stored procedures, triggers and UDFs through the handler", "[scripts]
   auto listed = emulator.Call("GET", "/dbs/db/colls/c/triggers");
   REQUIRE(listed.status == 200);
   CHECK(Json::parse(listed.body)["Triggers"].size() == 1);
+  auto ran = emulator.Call("POST", "/dbs/db/colls/c/sprocs/p", "[]", {{"x-ms-documentdb-partitionkey", R"(["x"])"}});
+  CHECK(ran.status == 200);
+  CHECK(emulator.Call("POST", "/dbs/db/colls/c/sprocs/p", "[]").status == 400);  // no partition key
+  CHECK(emulator.Call("POST", "/dbs/db/colls/c/sprocs/p", R"({"not":"an array"})",
+                      {{"x-ms-documentdb-partitionkey", R"(["x"])"}})
+            .status == 400);
   CHECK(emulator.Call("DELETE", "/dbs/db/colls/c/sprocs/p").status == 204);
   CHECK(emulator.Call("GET", "/dbs/db/colls/c/sprocs/p").status == 404);
+}
+
+TEST_CASE("a stored procedure runs with its arguments and sets the response body", "[scripts]") {
+  using namespace std::chrono_literals;
+  auto ran = ScriptEngine::RunProcedure(
+      "function f(a, b) { console.log('sum', a + b); getContext().getResponse().setBody({sum: a + b}); }", "[2, 3]", 1s);
+  REQUIRE_OK(ran);
+  CHECK(Json::parse(ran->body) == Json{{"sum", 5}});
+  CHECK(ran->log == "sum 5");
+  auto silent = ScriptEngine::RunProcedure("function f() {}", "[]", 1s);
+  REQUIRE_OK(silent);
+  CHECK(silent->body.empty());
+  auto appended = ScriptEngine::RunProcedure(
+      "function f() { const r = getContext().getResponse(); r.appendBody('a'); r.appendBody(1); }", "[]", 1s);
+  CHECK(Json::parse(appended->body) == "a1");
+}
+
+TEST_CASE("a stored procedure that throws, recurses without end or loops is stopped with its error", "[scripts]") {
+  using namespace std::chrono_literals;
+  auto thrown = ScriptEngine::RunProcedure("function f() { throw new Error('no way'); }", "[]", 1s);
+  CHECK(thrown.status().code() == ErrorCode::kBadRequest);
+  CHECK(thrown.status().message().find("Error: no way") != std::string::npos);
+  auto deep = ScriptEngine::RunProcedure("function f() { const g = (n) => g(n + 1); g(0); }", "[]", 1s);
+  CHECK(deep.status().message().find("too much recursion") != std::string::npos);
+  auto started = std::chrono::steady_clock::now();
+  auto looped = ScriptEngine::RunProcedure("function f() { for (;;) {} }", "[]", 200ms);
+  CHECK(looped.status().code() == ErrorCode::kRequestTimeout);
+  CHECK(std::chrono::steady_clock::now() - started < 2s);
+  // The thread's engine is whole again afterwards.
+  auto after = ScriptEngine::RunProcedure("function f() { getContext().getResponse().setBody('ok'); }", "[]", 1s);
+  REQUIRE_OK(after);
+  CHECK(after->body == "\"ok\"");
+}
+
+TEST_CASE("a stored procedure that exhausts the heap fails, and the next one runs", "[scripts]") {
+  using namespace std::chrono_literals;
+  auto hungry = ScriptEngine::RunProcedure(
+      "function f() { const a = []; for (;;) a.push('y'.repeat(1 << 20) + a.length); }", "[]", 10s);
+  CHECK_FALSE(hungry.ok());
+  REQUIRE_OK(ScriptEngine::RunProcedure("function f() { return [1, 2, 3].map((x) => x * 2); }", "[]", 1s));
+  REQUIRE_OK(ScriptEngine::CheckFunction("function f() {}"));
 }

@@ -1,7 +1,7 @@
 // Stored procedures, triggers and user-defined functions as resources: create (and upsert), read,
 // list, query, replace, delete, with their system properties, 409/404/412, and a body that does not
-// compile refused with 400 and the engine's message. Running them is not served yet: executing a
-// stored procedure answers 400 saying so (README, Limitations).
+// compile refused with 400 and the engine's message. Stored procedures run (arguments, response
+// body, console.log, errors); document access from them is not served yet (README, Limitations).
 import * as a from "../lib/assert.mjs";
 
 const kinds = [
@@ -93,13 +93,61 @@ tests.push(
     },
   },
   {
-    name: "executing a stored procedure is not served yet: 400 saying so, 404 for a missing one",
+    name: "execute: arguments in, the body it sets out, modern syntax",
     async run(ctx) {
       const { container } = await ctx.container();
-      await container.scripts.storedProcedures.create({ id: "hello", body: "function hello() { getContext().getResponse().setBody('hi'); }" });
-      const error = await a.rejects(container.scripts.storedProcedure("hello").execute(undefined, []), 400, "execute");
-      a.match(error.message, /not served/, "says it is not served");
-      await a.rejects(container.scripts.storedProcedure("missing").execute(undefined, []), 404, "missing");
+      await container.scripts.storedProcedures.create({
+        id: "greet",
+        body: "function greet(name, n) { const items = [...Array(n).keys()].map((i) => `${name}-${i}`); " +
+          "getContext().getResponse().setBody({ items, count: items.length }); }",
+      });
+      const ran = await container.scripts.storedProcedure("greet").execute("p", ["a", 3]);
+      a.status(ran, 200, "execute");
+      a.deepEq(ran.resource, { items: ["a-0", "a-1", "a-2"], count: 3 }, "body");
+      a.charge(ran.headers, "execute");
+    },
+  },
+  {
+    name: "execute: console.log comes back with script logging on",
+    async run(ctx) {
+      const { container } = await ctx.container();
+      await container.scripts.storedProcedures.create({ id: "logs", body: "function logs() { console.log('one', 1); console.log('two'); }" });
+      const ran = await container.scripts.storedProcedure("logs").execute("p", [], { enableScriptLogging: true });
+      a.eq(decodeURIComponent(ran.headers["x-ms-documentdb-script-log-results"]), "one 1\ntwo", "log");
+    },
+  },
+  {
+    name: "execute: a throw is 400 with the script's message; a missing procedure 404",
+    async run(ctx) {
+      const { container } = await ctx.container();
+      await container.scripts.storedProcedures.create({ id: "fails", body: "function fails(n) { throw new Error(`bad input ${n}`); }" });
+      const error = await a.rejects(container.scripts.storedProcedure("fails").execute("p", [7]), 400, "throw");
+      a.match(error.message, /Error: bad input 7/, "the script's message");
+      await a.rejects(container.scripts.storedProcedure("missing").execute("p", []), 404, "missing");
+    },
+  },
+  {
+    name: "execute: too much recursion is 400, and the server goes on serving",
+    async run(ctx) {
+      const { container } = await ctx.container();
+      await container.scripts.storedProcedures.create({ id: "deep", body: "function deep() { const f = (n) => f(n + 1) + 1; f(0); }" });
+      const error = await a.rejects(container.scripts.storedProcedure("deep").execute("p", []), 400, "recursion");
+      a.match(error.message, /too much recursion/, "the engine's message");
+      await container.scripts.storedProcedures.create({ id: "after", body: "function after() { getContext().getResponse().setBody('fine'); }" });
+      a.eq((await container.scripts.storedProcedure("after").execute("p", [])).resource, "fine", "next run");
+    },
+  },
+  {
+    name: "execute: one run leaves nothing for the next; document access is not served yet",
+    async run(ctx) {
+      const { container } = await ctx.container();
+      await container.scripts.storedProcedures.create({ id: "leak", body: "function leak() { globalThis.secret = 1; }" });
+      await container.scripts.storedProcedures.create({ id: "peek", body: "function peek() { getContext().getResponse().setBody(typeof globalThis.secret); }" });
+      await container.scripts.storedProcedure("leak").execute("p", []);
+      a.eq((await container.scripts.storedProcedure("peek").execute("p", [])).resource, "undefined", "isolated");
+      await container.scripts.storedProcedures.create({ id: "docs", body: "function docs() { getContext().getCollection(); }" });
+      const error = await a.rejects(container.scripts.storedProcedure("docs").execute("p", []), 400, "getCollection");
+      a.match(error.message, /not served/, "says so");
     },
   },
 );

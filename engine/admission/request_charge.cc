@@ -107,6 +107,12 @@ double QueryCharge(const QueryWork& work, ConsistencyLevel level) {
   return RoundToHundredths(charge * ConsistencyFactor(level));
 }
 
+double ScriptCharge(std::chrono::microseconds elapsed) {
+  constexpr double kScriptBase = 2.0;             // the smallest run, as the smallest query page
+  constexpr double kScriptPerMillisecond = 0.5;   // running time, until document work is counted
+  return RoundToHundredths(kScriptBase + kScriptPerMillisecond * static_cast<double>(elapsed.count()) / 1000.0);
+}
+
 double FailedRequestCharge() { return 1.0; }
 
 }  // namespace cosmos::engine

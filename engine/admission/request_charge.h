@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstddef>
+#include <chrono>
 #include <cstdint>
 #include <optional>
 #include <string_view>
@@ -47,6 +48,8 @@ struct QueryWork {
   uint64_t index_entries = 0;     // index entries an index lookup read
 };
 double QueryCharge(const QueryWork& work, ConsistencyLevel level = ConsistencyLevel::kSession);
+// A stored procedure's run: a floor, plus its running time (the CPU it held a thread for).
+double ScriptCharge(std::chrono::microseconds elapsed);
 // A request that failed after authentication (not found, conflict, precondition, bad input).
 double FailedRequestCharge();
 

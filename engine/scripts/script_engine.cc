@@ -1,15 +1,23 @@
 #include "engine/scripts/script_engine.h"
 
 #include <js/CompilationAndEvaluation.h>
+#include <js/GCAPI.h>
+#include <js/Interrupt.h>
+#include <js/Stack.h>
 #include <js/ErrorReport.h>
 #include <js/Exception.h>
 #include <js/Initialization.h>
 #include <js/SourceText.h>
 #include <jsapi.h>
 
+#include <atomic>
+#include <condition_variable>
 #include <cstdlib>
 #include <mutex>
 #include <string>
+#include <thread>
+
+#include "common/json.h"
 
 namespace cosmos::engine {
 namespace {
@@ -31,6 +39,9 @@ class ThreadEngine {
     });
     context_ = JS_NewContext(ScriptEngine::kHeapBytes);
     if (context_ == nullptr || !JS::InitSelfHostedCode(context_)) return;
+    // Deep recursion ends with "too much recursion" well inside the thread's stack.
+    JS_SetNativeStackQuota(context_, kNativeStackQuota);
+    JS_AddInterruptCallback(context_, [](JSContext*) { return !ForThisThread().stop_requested_; });
     JS::RealmOptions options;
     global_ = new JS::PersistentRootedObject(
         context_, JS_NewGlobalObject(context_, &kGlobalClass, nullptr, JS::FireOnNewGlobalHook, options));
@@ -43,6 +54,9 @@ class ThreadEngine {
   }
 
   JSContext* context() const { return context_; }
+  // The watchdog's request to stop the running script (read by the interrupt callback).
+  void set_stop_requested(bool stop) { stop_requested_ = stop; }
+  bool stop_requested() const { return stop_requested_; }
   JSObject* global() const { return global_ != nullptr ? global_->get() : nullptr; }
 
   static ThreadEngine& ForThisThread() {
@@ -51,9 +65,77 @@ class ThreadEngine {
   }
 
  private:
+  static constexpr size_t kNativeStackQuota = 1024 * 1024;
+
   JSContext* context_ = nullptr;
   JS::PersistentRootedObject* global_ = nullptr;
+  std::atomic<bool> stop_requested_{false};
 };
+
+// Asks the engine of the calling thread to stop its script once `limit` has passed, unless
+// disarmed first (at destruction).
+class Watchdog {
+ public:
+  Watchdog(ThreadEngine& engine, std::chrono::milliseconds limit) : engine_(engine) {
+    engine_.set_stop_requested(false);
+    thread_ = std::thread([this, limit] {
+      std::unique_lock lock(mutex_);
+      if (!done_cv_.wait_for(lock, limit, [this] { return done_; })) {
+        engine_.set_stop_requested(true);
+        JS_RequestInterruptCallback(engine_.context());
+      }
+    });
+  }
+  Watchdog(const Watchdog&) = delete;
+  Watchdog& operator=(const Watchdog&) = delete;
+  ~Watchdog() {
+    {
+      std::lock_guard lock(mutex_);
+      done_ = true;
+    }
+    done_cv_.notify_all();
+    thread_.join();
+  }
+
+ private:
+  ThreadEngine& engine_;
+  std::mutex mutex_;
+  std::condition_variable done_cv_;
+  bool done_ = false;
+  std::thread thread_;
+};
+
+// The context a stored procedure sees, written in JavaScript: it keeps the response body and the
+// log lines in the execution's global, where RunProcedure reads them when the procedure returns.
+constexpr char kProcedurePrelude[] = R"js(
+(function () {
+  "use strict";
+  let body;
+  const log = [];
+  const response = {
+    setBody(value) { body = value; },
+    getBody() { return body; },
+    appendBody(value) { body = (body === undefined ? "" : String(body)) + String(value); },
+    getMaxResponseBodySize() { return 2 * 1024 * 1024; },
+  };
+  const request = {
+    getBody() { return undefined; },
+    setBody() { throw new Error("A stored procedure's request has no body to set."); },
+    getValue() { return undefined; },
+    setValue() { throw new Error("A stored procedure's request has no value to set."); },
+  };
+  const context = {
+    getResponse() { return response; },
+    getRequest() { return request; },
+    getCollection() {
+      throw new Error("getCollection(): document access from stored procedures is not served by this emulator yet.");
+    },
+  };
+  globalThis.getContext = () => context;
+  globalThis.console = { log: (...values) => { log.push(values.map((v) => typeof v === "string" ? v : JSON.stringify(v)).join(" ")); } };
+  globalThis.__cosmoliteOutcome = () => JSON.stringify({ body: body === undefined ? null : JSON.stringify(body) ?? null, log: log.join("\n") });
+})();
+)js";
 
 // The pending exception as "<name>: <message>" with its line, and cleared.
 std::string TakeException(JSContext* cx, unsigned* line) {
@@ -67,6 +149,15 @@ std::string TakeException(JSContext* cx, unsigned* line) {
   *line = report.report() != nullptr ? report.report()->lineno : 0;
   const char* text = report.toStringResult().c_str();
   return text != nullptr ? text : "unknown error";
+}
+
+// Evaluates `source` in the current realm; the value as UTF-8 when it is a string.
+bool Evaluate(JSContext* cx, const std::string& source, const char* file, JS::MutableHandleValue value) {
+  JS::CompileOptions options(cx);
+  options.setFileAndLine(file, 1);
+  JS::SourceText<mozilla::Utf8Unit> text;
+  if (!text.init(cx, source.data(), source.size(), JS::SourceOwnership::Borrowed)) return false;
+  return JS::Evaluate(cx, options, text, value);
 }
 
 }  // namespace
@@ -93,6 +184,62 @@ Status ScriptEngine::CheckFunction(std::string_view body) {
                               " (line " + std::to_string(line) + ").");
   }
   return Status();
+}
+
+Result<ScriptEngine::ProcedureResult> ScriptEngine::RunProcedure(std::string_view body, std::string_view arguments,
+                                                                  std::chrono::milliseconds time_limit) {
+  ThreadEngine& engine = ThreadEngine::ForThisThread();
+  JSContext* cx = engine.context();
+  if (cx == nullptr) return Status::Internal("the JavaScript engine did not start");
+  // A global of its own per execution: nothing one execution leaves is visible to the next.
+  JS::RealmOptions realm_options;
+  JS::RootedObject global(cx, JS_NewGlobalObject(cx, &kGlobalClass, nullptr, JS::FireOnNewGlobalHook, realm_options));
+  if (!global) return Status::Internal("the JavaScript engine could not make a global");
+  JSAutoRealm realm(cx, global);
+  JS::RootedValue value(cx);
+  if (!Evaluate(cx, kProcedurePrelude, "prelude", &value)) {
+    unsigned line = 0;
+    return Status::Internal("the stored procedure context failed: " + TakeException(cx, &line));
+  }
+  std::string source = "(" + std::string(body) + "\n).apply(undefined, " + std::string(arguments) +
+                       ");\n__cosmoliteOutcome();";
+  bool finished = false;
+  {
+    Watchdog watchdog(engine, time_limit);
+    finished = Evaluate(cx, source, "sproc", &value);
+  }
+  // A failed run may have filled the heap (out of memory, a loop stopped mid-allocation): collect
+  // it now, or the thread's next script would find it full. After a clean run the engine decides.
+  struct Collect {
+    JSContext* cx;
+    bool full;
+    ~Collect() { full ? JS_GC(cx, JS::GCReason::API) : JS_MaybeGC(cx); }
+  } collect{cx, !finished};
+  if (!finished) {
+    if (!JS_IsExceptionPending(cx)) {  // stopped by the watchdog (or uncatchable out of memory)
+      bool timed_out = engine.stop_requested();
+      engine.set_stop_requested(false);
+      if (timed_out) {
+        return Status::RequestTimeout("The stored procedure ran past its time limit of " +
+                                      std::to_string(time_limit.count()) + " ms and was stopped.");
+      }
+      return Status::BadRequest("Encountered exception while executing Javascript. Exception = out of memory");
+    }
+    unsigned line = 0;
+    std::string error = TakeException(cx, &line);
+    return Status::BadRequest("Encountered exception while executing Javascript. Exception = " + error +
+                              (line != 0 ? " (line " + std::to_string(line) + ")" : std::string()));
+  }
+  if (!value.isString()) return Status::Internal("the stored procedure's outcome is not text");
+  JS::RootedString outcome_text(cx, value.toString());
+  JS::UniqueChars chars = JS_EncodeStringToUTF8(cx, outcome_text);
+  if (!chars) return Status::Internal("the stored procedure's outcome could not be read");
+  Json outcome = Json::parse(chars.get(), nullptr, /*allow_exceptions=*/false);
+  if (!outcome.is_object()) return Status::Internal("the stored procedure's outcome is not JSON");
+  ProcedureResult result;
+  if (outcome["body"].is_string()) result.body = outcome["body"].get<std::string>();
+  result.log = outcome.value("log", std::string());
+  return result;
 }
 
 }  // namespace cosmos::engine

@@ -1,5 +1,7 @@
 #include "engine/scripts/scripts.h"
 
+#include <chrono>
+
 #include "common/encoding.h"
 #include "engine/scripts/script_engine.h"
 #include "engine/shared/feeds.h"
@@ -190,6 +192,34 @@ Result<ResourceResponse> Scripts::Delete(const ScriptAddress& script, const Prec
   COSMOS_RETURN_IF_ERROR(txn.DeleteScript(found.record.seq));
   COSMOS_RETURN_IF_ERROR(txn.Commit());
   ResourceResponse response = Answer(*found.container, "", "", MetadataWriteCharge());
+  return response;
+}
+
+Result<ResourceResponse> Scripts::ExecuteProcedure(const ScriptAddress& procedure, std::string_view arguments,
+                                                   const std::optional<std::string>& partition_key_header) {
+  std::string body;
+  std::shared_ptr<const ResolvedContainer> container;
+  {
+    COSMOS_ASSIGN_OR_RETURN(auto txn, context_.store().BeginRead());
+    COSMOS_ASSIGN_OR_RETURN(FoundScript found, FindScript(context_, txn, procedure));
+    Json definition = Json::parse(found.record.body, nullptr, /*allow_exceptions=*/false);
+    body = definition.value("body", std::string());
+    container = std::move(found.container);
+  }
+  if (!partition_key_header) {
+    return Status::BadRequest("PartitionKey value must be supplied for this operation.");
+  }
+  // Re-serialised, so that only JSON reaches the engine as the arguments' source text.
+  Json parsed = arguments.empty() ? Json::array() : Json::parse(arguments, nullptr, /*allow_exceptions=*/false);
+  if (!parsed.is_array()) {
+    return Status::BadRequest("The stored procedure's parameters must be a JSON array.");
+  }
+  auto started = std::chrono::steady_clock::now();
+  COSMOS_ASSIGN_OR_RETURN(ScriptEngine::ProcedureResult result,
+                          ScriptEngine::RunProcedure(body, parsed.dump(), context_.options().script_time_limit));
+  auto elapsed = std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - started);
+  ResourceResponse response = Answer(*container, std::move(result.body), "", ScriptCharge(elapsed));
+  response.script_log = std::move(result.log);
   return response;
 }
 

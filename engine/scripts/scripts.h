@@ -1,7 +1,7 @@
 // Scripts: a container's stored procedures, triggers and user-defined functions as resources —
 // create, upsert, read, list, replace, delete, with the service's validation (a body that does not
 // compile is 400 with the engine's message and line; a trigger names its type and operation),
-// system properties and If-Match. Running them is not served yet.
+// system properties and If-Match; and running a stored procedure (without document access yet).
 // Thread-safety: safe to call from many threads; each call is one store transaction.
 #pragma once
 
@@ -43,6 +43,12 @@ class Scripts {
   Result<ResourceResponse> Replace(const ScriptAddress& script, const std::string& body,
                                    const Preconditions& preconditions);
   Result<ResourceResponse> Delete(const ScriptAddress& script, const Preconditions& preconditions);
+  // Runs a stored procedure with `arguments` (a JSON array's text; empty: none) for the logical
+  // partition `partition_key_header` names (required, as the service's). The answer's body is what
+  // the procedure set (JSON text), its script_log what it logged. Documents are not reachable
+  // from it yet (getCollection() throws); ScriptEngine::RunProcedure says what else fails how.
+  Result<ResourceResponse> ExecuteProcedure(const ScriptAddress& procedure, std::string_view arguments,
+                                            const std::optional<std::string>& partition_key_header);
   // The scripts' bodies (seq, JSON) of a kind for a query, and the container's rid.
   Result<std::pair<std::vector<std::pair<int64_t, std::string>>, std::string>> Bodies(const ScriptAddress& feed);
 
