@@ -1,6 +1,7 @@
 #include "common/encoding.h"
 
 #include <array>
+#include <cctype>
 
 namespace cosmos {
 namespace {
@@ -76,6 +77,22 @@ std::optional<std::vector<uint8_t>> Base64Decode(std::string_view text) {
     if (padding < 1) out.push_back(static_cast<uint8_t>(group));
   }
   return out;
+}
+
+std::string PercentEncode(std::string_view text) {
+  static constexpr char kHex[] = "0123456789ABCDEF";
+  std::string encoded;
+  encoded.reserve(text.size());
+  for (unsigned char c : text) {
+    if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~') {
+      encoded += static_cast<char>(c);
+    } else {
+      encoded += '%';
+      encoded += kHex[c >> 4];
+      encoded += kHex[c & 0xF];
+    }
+  }
+  return encoded;
 }
 
 std::optional<std::string> PercentDecode(std::string_view text) {

@@ -5,6 +5,7 @@
 #include <cstring>
 #include <string_view>
 
+#include "common/encoding.h"
 #include "common/json.h"
 #include "server/auth.h"
 #include "server/headers.h"
@@ -540,23 +541,6 @@ Result<HttpResponse> DeleteScript(const RouteCall& call) {
   COSMOS_ASSIGN_OR_RETURN(auto deleted,
                           call.account.DeleteScript(ScriptOf(call.path), PreconditionsOf(call.request)));
   return FromResource(std::move(deleted), 204, false);
-}
-
-// Percent-encodes all but the unreserved characters, as encodeURIComponent does (the SDKs decode
-// the script log with its inverse).
-std::string PercentEncode(std::string_view text) {
-  static constexpr char kHex[] = "0123456789ABCDEF";
-  std::string encoded;
-  for (unsigned char c : text) {
-    if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~') {
-      encoded += static_cast<char>(c);
-    } else {
-      encoded += '%';
-      encoded += kHex[c >> 4];
-      encoded += kHex[c & 0xF];
-    }
-  }
-  return encoded;
 }
 
 // POST .../sprocs/{id}: runs the stored procedure with the arguments in the body (a JSON array)

@@ -5,6 +5,7 @@
 using cosmos::Base64Decode;
 using cosmos::Base64Encode;
 using cosmos::PercentDecode;
+using cosmos::PercentEncode;
 
 TEST_CASE("base64 round-trips every length", "[encoding]") {
   std::vector<uint8_t> bytes;
@@ -30,4 +31,12 @@ TEST_CASE("percent-decoding of path segments", "[encoding]") {
   CHECK(*PercentDecode("plus+stays") == "plus+stays");
   CHECK_FALSE(PercentDecode("bad%2"));
   CHECK_FALSE(PercentDecode("bad%zz"));
+}
+
+TEST_CASE("percent-encoding keeps the unreserved characters and round-trips", "[encoding]") {
+  CHECK(PercentEncode("abc-_.~XYZ019") == "abc-_.~XYZ019");
+  CHECK(PercentEncode("type=master&ver=1.0&sig=a+b/c=") == "type%3Dmaster%26ver%3D1.0%26sig%3Da%2Bb%2Fc%3D");
+  CHECK(PercentEncode("one 1\ntwo") == "one%201%0Atwo");
+  const std::string bytes("\x00\xff\xc3\xa9 ;", 6);
+  CHECK(*PercentDecode(PercentEncode(bytes)) == bytes);
 }

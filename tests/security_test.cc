@@ -1,6 +1,5 @@
 // Users, permissions, resource tokens and Entra ID tokens: the access rules alone, the token
 // signer, the Entra ID verifier, and requests through the handler in process.
-#include <cctype>
 #include <string>
 #include <vector>
 
@@ -46,22 +45,6 @@ PermissionScope ContainerScope(bool read_only = true) {
   scope.container_seq = 7;
   scope.read_only = read_only;
   return scope;
-}
-
-// An authorization value URL-encoded, as the SDKs send it.
-std::string UrlEncoded(const std::string& text) {
-  static constexpr char kHex[] = "0123456789ABCDEF";
-  std::string encoded;
-  for (unsigned char c : text) {
-    if (std::isalnum(c) || c == '-' || c == '_' || c == '.') {
-      encoded += static_cast<char>(c);
-    } else {
-      encoded += '%';
-      encoded += kHex[c >> 4];
-      encoded += kHex[c & 0xF];
-    }
-  }
-  return encoded;
 }
 
 constexpr ResolvedTarget kInScope{3, 7};
@@ -266,7 +249,7 @@ TEST_CASE("users and permissions through the handler: CRUD, tokens, scope and re
                         std::vector<std::pair<std::string, std::string>> headers = {}) {
     headers.emplace_back("x-ms-documentdb-partitionkey", R"(["p"])");
     auto request = emulator.Signed(method, path, body, headers);
-    request.headers.Set("authorization", UrlEncoded(token));
+    request.headers.Set("authorization", cosmos::PercentEncode(token));
     return emulator.handler().Handle(request);
   };
   CHECK(with_token("GET", "/dbs/db/colls/c/docs/a", "").status == 200);
@@ -276,7 +259,7 @@ TEST_CASE("users and permissions through the handler: CRUD, tokens, scope and re
   CHECK(with_token("GET", "/dbs/db/users", "").status == 403);
   auto write = emulator.handler().PrepareWrite([&] {
     auto request = emulator.Signed("DELETE", "/dbs/db/colls/c/docs/a", "", {{"x-ms-documentdb-partitionkey", R"(["p"])"}});
-    request.headers.Set("authorization", UrlEncoded(token));
+    request.headers.Set("authorization", cosmos::PercentEncode(token));
     return request;
   }());
   CHECK(emulator.handler().HandleWrites({&write}).front().status == 403);  // Read permission

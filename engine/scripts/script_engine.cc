@@ -1,13 +1,13 @@
 #include "engine/scripts/script_engine.h"
 
 #include <js/CompilationAndEvaluation.h>
-#include <js/GCAPI.h>
-#include <js/Interrupt.h>
-#include <js/Stack.h>
 #include <js/ErrorReport.h>
 #include <js/Exception.h>
+#include <js/GCAPI.h>
 #include <js/Initialization.h>
+#include <js/Interrupt.h>
 #include <js/SourceText.h>
+#include <js/Stack.h>
 #include <jsapi.h>
 
 #include <atomic>
@@ -151,7 +151,7 @@ std::string TakeException(JSContext* cx, unsigned* line) {
   return text != nullptr ? text : "unknown error";
 }
 
-// Evaluates `source` in the current realm; the value as UTF-8 when it is a string.
+// Evaluates `source` in the current realm into `value`; false when it threw or was stopped.
 bool Evaluate(JSContext* cx, const std::string& source, const char* file, JS::MutableHandleValue value) {
   JS::CompileOptions options(cx);
   options.setFileAndLine(file, 1);
