@@ -31,6 +31,9 @@ constexpr std::array<const char*, 12> kMonths = {"Jan", "Feb", "Mar", "Apr", "Ma
                                                  "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"};
 constexpr std::array<const char*, 7> kWeekdays = {"Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"};
 
+// The message KeyProbe signs.
+constexpr std::string_view kKeyProbeMessage = "cosmolite key check";
+
 }  // namespace
 
 std::optional<AuthorizationFields> ParseAuthorization(std::string_view header) {
@@ -119,6 +122,7 @@ struct MasterKeyAuth::HmacState {
   EVP_MD* sha256 = nullptr;
   EVP_MD_CTX* inner = nullptr;  // SHA-256 state after absorbing key XOR ipad (read-only)
   EVP_MD_CTX* outer = nullptr;  // SHA-256 state after absorbing key XOR opad (read-only)
+  std::string probe;            // the key's signature of kKeyProbeMessage (KeyProbe)
 };
 
 MasterKeyAuth::MasterKeyAuth(std::unique_ptr<HmacState> state) : state_(std::move(state)) {}
@@ -152,7 +156,9 @@ Result<MasterKeyAuth> MasterKeyAuth::Create(std::string_view master_key) {
   EVP_DigestUpdate(state->inner, inner_pad.data(), kBlock);
   EVP_DigestInit_ex(state->outer, state->sha256, nullptr);
   EVP_DigestUpdate(state->outer, outer_pad.data(), kBlock);
-  return MasterKeyAuth(std::move(state));
+  MasterKeyAuth auth(std::move(state));
+  auth.state_->probe = auth.Sign(kKeyProbeMessage);
+  return auth;
 }
 
 std::string MasterKeyAuth::StringToSign(std::string_view verb, std::string_view resource_type,
@@ -184,24 +190,34 @@ std::string MasterKeyAuth::Sign(std::string_view string_to_sign) const {
   return Base64Encode(digest);
 }
 
-bool MasterKeyAuth::IsKey(std::string_view candidate) const {
+std::optional<std::string> MasterKeyAuth::KeyProbe(std::string_view key) {
+  Result<MasterKeyAuth> auth = Create(key);
+  if (!auth.ok()) return std::nullopt;
+  return std::move(auth->state_->probe);
+}
+
+bool MasterKeyAuth::MatchesProbe(std::string_view probe) const {
   // Keys equal exactly when their HMACs of one message are equal; no key bytes are compared.
-  Result<MasterKeyAuth> other = Create(candidate);
-  if (!other.ok()) return false;
-  constexpr std::string_view kProbe = "cosmolite key check";
-  std::string mine = Sign(kProbe), theirs = other->Sign(kProbe);
-  return mine.size() == theirs.size() && CRYPTO_memcmp(mine.data(), theirs.data(), mine.size()) == 0;
+  const std::string& mine = state_->probe;
+  return mine.size() == probe.size() && CRYPTO_memcmp(mine.data(), probe.data(), mine.size()) == 0;
 }
 
 Status MasterKeyAuth::Verify(const HttpRequest& request, std::string_view resource_type,
                              std::string_view resource_link, int64_t now_seconds) const {
   std::optional<std::string> header = request.headers.Get(headers::kAuthorization);
-  if (!header || header->empty()) {
-    return Status::Unauthorized(
-        "Required Header authorization is missing. Ensure a valid Authorization token is passed.");
-  }
-  std::optional<AuthorizationFields> fields = ParseAuthorization(*header);
+  return Verify(request, header ? ParseAuthorization(*header) : std::nullopt, resource_type, resource_link,
+                now_seconds);
+}
+
+Status MasterKeyAuth::Verify(const HttpRequest& request, const std::optional<AuthorizationFields>& fields,
+                             std::string_view resource_type, std::string_view resource_link,
+                             int64_t now_seconds) const {
   if (!fields) {
+    std::optional<std::string> header = request.headers.Get(headers::kAuthorization);
+    if (!header || header->empty()) {
+      return Status::Unauthorized(
+          "Required Header authorization is missing. Ensure a valid Authorization token is passed.");
+    }
     return Status::Unauthorized(
         "The authorization header is malformed: expected a URL-encoded "
         "'type=master&ver=1.0&sig=<signature>'.");

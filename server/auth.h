@@ -52,15 +52,21 @@ class MasterKeyAuth {
                                   std::string_view date);
   std::string Sign(std::string_view string_to_sign) const;
 
-  // Whether `candidate` is this key (compared in constant time), for the administration
-  // endpoints' x-cosmolite-key header.
-  bool IsKey(std::string_view candidate) const;
+  // What a key signs a fixed message to: equal for equal keys, useless for signing; nullopt when
+  // `key` is not base64. A caller checking one candidate against several keys derives it once and
+  // asks each key MatchesProbe (constant time).
+  static std::optional<std::string> KeyProbe(std::string_view key);
+  bool MatchesProbe(std::string_view probe) const;
 
   // Checks the request's authorization header. Returns kUnauthorized when it is missing,
   // malformed or signed wrongly (the message quotes the string-to-sign the server used), and
   // kForbidden when the date is more than 15 minutes from `now_seconds`.
   Status Verify(const HttpRequest& request, std::string_view resource_type,
                 std::string_view resource_link, int64_t now_seconds) const;
+  // The same with the header already parsed (`fields`: ParseAuthorization of it, nullopt when it
+  // is missing or malformed), so that a caller trying several keys parses it once.
+  Status Verify(const HttpRequest& request, const std::optional<AuthorizationFields>& fields,
+                std::string_view resource_type, std::string_view resource_link, int64_t now_seconds) const;
 
  private:
   struct HmacState;

@@ -52,14 +52,20 @@ RequestAuthorizer::RequestAuthorizer(engine::Account& account, MasterKeyAuth pri
   }
 }
 
-std::optional<engine::DataPlaneRole> RequestAuthorizer::RoleOfKey(std::string_view key_text) const {
-  if (primary_.IsKey(key_text)) return engine::DataPlaneRole::kContributor;
+std::optional<RequestAuthorizer::KeyKind> RequestAuthorizer::KindOfKey(std::string_view key_text) const {
+  std::optional<std::string> probe = MasterKeyAuth::KeyProbe(key_text);  // derived once for every key
+  if (!probe) return std::nullopt;
+  if (primary_.MatchesProbe(*probe)) return KeyKind::kWritable;
   for (const OtherKey& other : other_keys_) {
-    if (other.auth.IsKey(key_text)) {
-      return other.read_only ? engine::DataPlaneRole::kReader : engine::DataPlaneRole::kContributor;
-    }
+    if (other.auth.MatchesProbe(*probe)) return other.read_only ? KeyKind::kReadOnly : KeyKind::kWritable;
   }
   return std::nullopt;
+}
+
+std::optional<engine::DataPlaneRole> RequestAuthorizer::RoleOfKey(std::string_view key_text) const {
+  std::optional<KeyKind> kind = KindOfKey(key_text);
+  if (!kind) return std::nullopt;
+  return *kind == KeyKind::kReadOnly ? engine::DataPlaneRole::kReader : engine::DataPlaneRole::kContributor;
 }
 
 Status RequestAuthorizer::Authorize(const HttpRequest& request, const ResourcePath& path, bool write,
@@ -73,16 +79,18 @@ Status RequestAuthorizer::Authorize(const HttpRequest& request, const ResourcePa
     COSMOS_ASSIGN_OR_RETURN(AadPrincipal principal, aad_.Verify(fields->signature, now_seconds));
     return engine::CheckDataPlaneRole(principal.role, principal.object_id, AccessRequestOf(request, path, write));
   }
-  return VerifyMasterSignature(request, path.auth_resource_type, path.auth_resource_link, write, now_seconds);
+  return VerifyMasterSignature(request, fields, path.auth_resource_type, path.auth_resource_link, write, now_seconds);
 }
 
-Status RequestAuthorizer::VerifyMasterSignature(const HttpRequest& request, std::string_view resource_type,
-                                                std::string_view resource_link, bool write, int64_t now_seconds) const {
-  Status primary = primary_.Verify(request, resource_type, resource_link, now_seconds);
+Status RequestAuthorizer::VerifyMasterSignature(const HttpRequest& request,
+                                                const std::optional<AuthorizationFields>& fields,
+                                                std::string_view resource_type, std::string_view resource_link,
+                                                bool write, int64_t now_seconds) const {
+  Status primary = primary_.Verify(request, fields, resource_type, resource_link, now_seconds);
   // Another key can only help when the signature itself did not match (not for a stale date).
-  if (primary.ok() || primary.code() != ErrorCode::kUnauthorized) return primary;
+  if (primary.ok() || primary.code() != ErrorCode::kUnauthorized || !fields) return primary;
   for (const OtherKey& other : other_keys_) {
-    if (other.auth.Verify(request, resource_type, resource_link, now_seconds).ok()) {
+    if (other.auth.Verify(request, fields, resource_type, resource_link, now_seconds).ok()) {
       // The service does not tell a read-only key's write from a wrong signature: both are the
       // 401 "MAC signature" answer (docs: troubleshoot-unauthorized).
       return other.read_only && write ? primary : Status();
@@ -94,23 +102,20 @@ Status RequestAuthorizer::VerifyMasterSignature(const HttpRequest& request, std:
 Status RequestAuthorizer::AuthorizeAdmin(const HttpRequest& request, int64_t now_seconds) const {
   bool action = request.method != "GET" && request.method != "HEAD";
   if (std::optional<std::string> key = request.headers.Get(headers::kCosmoliteKey)) {
-    if (primary_.IsKey(*key)) return Status();
-    for (const OtherKey& other : other_keys_) {
-      if (other.auth.IsKey(*key)) {
-        return other.read_only && action
-                   ? Status::Unauthorized("A read-only key may read the administration endpoints, not act on them.")
-                   : Status();
-      }
-    }
-    return Status::Unauthorized("The x-cosmolite-key header does not hold the account key.");
+    std::optional<KeyKind> kind = KindOfKey(*key);
+    if (!kind) return Status::Unauthorized("The x-cosmolite-key header does not hold the account key.");
+    return *kind == KeyKind::kReadOnly && action
+               ? Status::Unauthorized("A read-only key may read the administration endpoints, not act on them.")
+               : Status();
   }
-  if (!request.headers.Get(headers::kAuthorization)) {
+  std::optional<std::string> header = request.headers.Get(headers::kAuthorization);
+  if (!header) {
     return Status::Unauthorized(
         "The cosmolite administration endpoints need the account key: send it in the x-cosmolite-key header, "
         "or sign the request with it as a request for the account (an empty resource type and link).");
   }
   // Only an account key: resource and Entra ID tokens fail here as a wrong master signature.
-  return VerifyMasterSignature(request, "", "", action, now_seconds);
+  return VerifyMasterSignature(request, ParseAuthorization(*header), "", "", action, now_seconds);
 }
 
 }  // namespace cosmos::server

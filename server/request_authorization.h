@@ -41,9 +41,14 @@ class RequestAuthorizer {
   Status AuthorizeAdmin(const HttpRequest& request, int64_t now_seconds) const;
 
  private:
-  // The signature against the primary key, then the secondary and the read-only ones.
-  Status VerifyMasterSignature(const HttpRequest& request, std::string_view resource_type,
-                               std::string_view resource_link, bool write, int64_t now_seconds) const;
+  // The signature (its header parsed once: `fields`) against the primary key, then the secondary
+  // and the read-only ones.
+  Status VerifyMasterSignature(const HttpRequest& request, const std::optional<AuthorizationFields>& fields,
+                               std::string_view resource_type, std::string_view resource_link, bool write,
+                               int64_t now_seconds) const;
+  // Which of the account's keys a key's text is, if any.
+  enum class KeyKind { kWritable, kReadOnly };
+  std::optional<KeyKind> KindOfKey(std::string_view key_text) const;
   // Which role an account key's text gives an Entra ID emulator token; nullopt for no key.
   std::optional<engine::DataPlaneRole> RoleOfKey(std::string_view key_text) const;
 

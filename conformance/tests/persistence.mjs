@@ -14,16 +14,22 @@ async function restart(ctx, server, what) {
   await server.start(); // the same port when still free, the same data directory
 }
 
+// A server of the test's own on a fresh data directory, both gone when the test ends.
+async function startOnDataDir(ctx) {
+  const dir = makeTempDir();
+  ctx.defer(() => removeDir(dir));
+  const server = new ServerProcess({ tls: ctx.tls, dataDir: dir });
+  ctx.defer(() => server.stop());
+  await server.start();
+  return server;
+}
+
 export default [
   {
     name: "data in --data-dir survives a restart with the same _etag, _rid and _ts",
     requires: ["managed"],
     async run(ctx) {
-      const dir = makeTempDir();
-      ctx.defer(() => removeDir(dir));
-      const server = new ServerProcess({ tls: ctx.tls, dataDir: dir });
-      ctx.defer(() => server.stop());
-      await server.start();
+      const server = await startOnDataDir(ctx);
 
       let client = makeClient(server.endpoint, server.key);
       const { database } = await client.databases.create({ id: "persist" });
@@ -108,11 +114,7 @@ export default [
     name: "users, permissions and their resource tokens survive a restart (the signing secret is in the data file)",
     requires: ["managed"],
     async run(ctx) {
-      const dir = makeTempDir();
-      ctx.defer(() => removeDir(dir));
-      const server = new ServerProcess({ tls: ctx.tls, dataDir: dir });
-      ctx.defer(() => server.stop());
-      await server.start();
+      const server = await startOnDataDir(ctx);
 
       let client = makeClient(server.endpoint, server.key);
       const { database } = await client.databases.create({ id: "persist-security" });

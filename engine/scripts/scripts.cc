@@ -197,6 +197,14 @@ Result<ResourceResponse> Scripts::Delete(const ScriptAddress& script, const Prec
 
 Result<ResourceResponse> Scripts::ExecuteProcedure(const ScriptAddress& procedure, std::string_view arguments,
                                                    const std::optional<std::string>& partition_key_header) {
+  if (!partition_key_header) {
+    return Status::BadRequest("PartitionKey value must be supplied for this operation.");
+  }
+  // Re-serialised, so that only JSON reaches the engine as the arguments' source text.
+  Json parsed = arguments.empty() ? Json::array() : Json::parse(arguments, nullptr, /*allow_exceptions=*/false);
+  if (!parsed.is_array()) {
+    return Status::BadRequest("The stored procedure's parameters must be a JSON array.");
+  }
   std::string body;
   std::shared_ptr<const ResolvedContainer> container;
   {
@@ -205,14 +213,6 @@ Result<ResourceResponse> Scripts::ExecuteProcedure(const ScriptAddress& procedur
     Json definition = Json::parse(found.record.body, nullptr, /*allow_exceptions=*/false);
     body = definition.value("body", std::string());
     container = std::move(found.container);
-  }
-  if (!partition_key_header) {
-    return Status::BadRequest("PartitionKey value must be supplied for this operation.");
-  }
-  // Re-serialised, so that only JSON reaches the engine as the arguments' source text.
-  Json parsed = arguments.empty() ? Json::array() : Json::parse(arguments, nullptr, /*allow_exceptions=*/false);
-  if (!parsed.is_array()) {
-    return Status::BadRequest("The stored procedure's parameters must be a JSON array.");
   }
   auto started = std::chrono::steady_clock::now();
   COSMOS_ASSIGN_OR_RETURN(ScriptEngine::ProcedureResult result,

@@ -79,8 +79,8 @@ class Security {
   // Validates a permission definition and resolves its resource within the user's database.
   Result<storage::PermissionRecord> ResolvePermission(storage::Transaction& txn, const Json& definition,
                                                       int64_t database_seq);
-  // A stored permission's body with a new _token valid for `token_seconds`.
-  Result<std::string> WithToken(storage::Transaction& txn, const storage::PermissionRecord& record,
+  // A permission's body (parsed) with a new _token valid for `token_seconds`, as text.
+  Result<std::string> WithToken(storage::Transaction& txn, Json body, const storage::PermissionRecord& record,
                                 int64_t token_seconds);
   Result<ResolvedTarget> ResolveTarget(storage::Transaction& txn, const AccessRequest& request);
   Result<ResourceResponse> WritePermission(storage::Transaction& txn, const storage::UserRecord& user,

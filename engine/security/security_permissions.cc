@@ -141,11 +141,10 @@ Result<const ResourceTokenSigner*> Security::Signer(storage::Transaction& txn, b
   return &*signer_;
 }
 
-Result<std::string> Security::WithToken(storage::Transaction& txn, const PermissionRecord& record,
+Result<std::string> Security::WithToken(storage::Transaction& txn, Json body, const PermissionRecord& record,
                                         int64_t token_seconds) {
   COSMOS_ASSIGN_OR_RETURN(const ResourceTokenSigner* signer, Signer(txn, /*create=*/false));
   if (signer == nullptr) return Status::Internal("the resource token signing key is missing");
-  Json body = Json::parse(record.body);
   body["_token"] = signer->Issue({record.seq, record.user_seq, NowSeconds() + token_seconds});
   return body.dump();
 }
@@ -199,7 +198,7 @@ Result<ResourceResponse> Security::WritePermission(storage::Transaction& txn, co
   COSMOS_RETURN_IF_ERROR(written);
   COSMOS_ASSIGN_OR_RETURN(const ResourceTokenSigner* signer, Signer(txn, /*create=*/true));
   (void)signer;  // made (and stored) if there was none; WithToken uses it
-  COSMOS_ASSIGN_OR_RETURN(std::string answer, WithToken(txn, record, token_seconds));
+  COSMOS_ASSIGN_OR_RETURN(std::string answer, WithToken(txn, std::move(body), record, token_seconds));
   COSMOS_RETURN_IF_ERROR(txn.Commit());
   ResourceResponse response = PermissionAnswer(std::move(answer), MetadataWriteCharge(), user);
   response.created = !existing;
@@ -224,7 +223,7 @@ Result<ResourceResponse> Security::ReadPermission(const PermissionAddress& permi
   COSMOS_ASSIGN_OR_RETURN(auto txn, context_.store().BeginRead());
   int64_t user_seq = 0;
   COSMOS_ASSIGN_OR_RETURN(auto record, FindPermission(txn, permission, &user_seq));
-  COSMOS_ASSIGN_OR_RETURN(std::string body, WithToken(txn, record, seconds));
+  COSMOS_ASSIGN_OR_RETURN(std::string body, WithToken(txn, Json::parse(record.body), record, seconds));
   COSMOS_ASSIGN_OR_RETURN(auto user, txn.FindUserBySeq(user_seq));
   return PermissionAnswer(std::move(body), MetadataReadCharge(), *user);
 }
@@ -238,7 +237,7 @@ Result<FeedResponse> Security::ListPermissions(const UserAddress& user, const Fe
   COSMOS_ASSIGN_OR_RETURN(auto owner, FindUser(txn, user, /*as_owner=*/true));
   COSMOS_ASSIGN_OR_RETURN(auto records, txn.ListPermissions(owner.seq, after, page_size + 1));
   for (PermissionRecord& record : records) {
-    COSMOS_ASSIGN_OR_RETURN(record.body, WithToken(txn, record, seconds));
+    COSMOS_ASSIGN_OR_RETURN(record.body, WithToken(txn, Json::parse(record.body), record, seconds));
   }
   return SeqFeedPage(std::move(records), page_size, SecurityResourceId::ForUser(owner.database_seq, owner.seq),
                      "Permissions");
@@ -279,7 +278,7 @@ Result<std::pair<std::vector<std::pair<int64_t, std::string>>, std::string>> Sec
   COSMOS_ASSIGN_OR_RETURN(auto records, txn.ListPermissions(owner.seq));
   std::vector<std::pair<int64_t, std::string>> bodies;
   for (PermissionRecord& record : records) {
-    COSMOS_ASSIGN_OR_RETURN(std::string body, WithToken(txn, record, seconds));
+    COSMOS_ASSIGN_OR_RETURN(std::string body, WithToken(txn, Json::parse(record.body), record, seconds));
     bodies.emplace_back(record.seq, std::move(body));
   }
   return std::make_pair(std::move(bodies), SecurityResourceId::ForUser(owner.database_seq, owner.seq));
