@@ -80,6 +80,13 @@ class [[nodiscard]] Status {
     status.additional_error_info_ = std::move(plan);
     return status;
   }
+  // A script (stored procedure or trigger) that failed: 400, with x-ms-substatus the number of the
+  // error it threw (`new Error(404, "…")`, or a collection call's error it passed on); 0: none.
+  static Status ScriptFailed(std::string message, int error_number) {
+    Status status{ErrorCode::kBadRequest, std::move(message)};
+    status.substatus_ = error_number;
+    return status;
+  }
   static Status LogicalPartitionFull(std::string message) {
     return {ErrorCode::kLogicalPartitionFull, std::move(message)};
   }
@@ -108,6 +115,8 @@ class [[nodiscard]] Status {
   const std::string& additional_error_info() const { return additional_error_info_; }
   // For kRequestRateTooLarge: milliseconds the client should wait before retrying.
   int64_t retry_after_ms() const { return retry_after_ms_; }
+  // An x-ms-substatus the error carries itself (ScriptFailed), in place of its code's; 0: none.
+  int substatus() const { return substatus_; }
 
  private:
   Status(ErrorCode code, std::string message) : code_(code), message_(std::move(message)) {}
@@ -116,6 +125,7 @@ class [[nodiscard]] Status {
   std::string message_;
   std::string additional_error_info_;
   int64_t retry_after_ms_ = 0;
+  int substatus_ = 0;
 };
 
 }  // namespace cosmos

@@ -38,6 +38,7 @@ HttpResponse ErrorResponse(const Status& status, const std::string& activity_id)
   HttpError error = MapError(status.code());
   HttpResponse response;
   response.status = error.status;
+  if (status.substatus() != 0) error.substatus = status.substatus();
   if (error.substatus != 0) response.AddHeader(headers::kSubstatus, std::to_string(error.substatus));
   if (status.code() == ErrorCode::kRequestRateTooLarge) {
     response.AddHeader(headers::kRetryAfterMs, std::to_string(status.retry_after_ms()));

@@ -11,14 +11,11 @@
 #include <string>
 #include <string_view>
 
+#include "common/embedded_file.h"
+
 namespace cosmos::server {
 
-// A file built into the binary (cmake/embed_files.cmake writes the table).
-struct EmbeddedFile {
-  const char* path;  // below /_explorer/
-  const unsigned char* data;
-  unsigned long size;
-};
+// The explorer's files, by their path below /_explorer/.
 extern const EmbeddedFile kExplorerEmbeddedFiles[];
 extern const unsigned long kExplorerEmbeddedFilesCount;
 

@@ -263,6 +263,13 @@ class Transaction {
   // (a SAVEPOINT). Call it before the first change; a no-op for isolated writes and reads.
   Status Isolate();
 
+  // A part of an isolated write that may fail alone while the write goes on (one operation of a
+  // stored procedure, which may catch its error): BeginPart, the part's changes, then EndPart —
+  // `keep` false undoes the changes made since BeginPart. Parts do not nest.
+  // REQUIRES: an isolated write (BeginWrite(true), or Isolate() called).
+  Status BeginPart();
+  Status EndPart(bool keep);
+
  private:
   friend class Store;
   Transaction(std::unique_lock<std::mutex> lock, Store* store, uint64_t group);

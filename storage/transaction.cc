@@ -64,6 +64,19 @@ Status Transaction::Isolate() {
   return Status();
 }
 
+Status Transaction::BeginPart() {
+  if (!savepoint_open_) return Status::Internal("a part of a write that is not isolated");
+  return connection_->Run("SAVEPOINT part");
+}
+
+Status Transaction::EndPart(bool keep) {
+  if (!keep) {
+    connection_->ResetStatements();  // no statement may be mid-way through rows being undone
+    COSMOS_RETURN_IF_ERROR(connection_->Run("ROLLBACK TO part"));
+  }
+  return connection_->Run("RELEASE part");
+}
+
 Status Transaction::Commit() {
   if (!write_open_) return Status();
   write_open_ = false;

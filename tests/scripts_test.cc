@@ -14,6 +14,22 @@ using cosmos::Json;
 using cosmos::engine::ScriptEngine;
 using cosmos::testing::Emulator;
 
+namespace {
+
+// A stored procedure run alone, without a collection (its calls fail).
+cosmos::Result<ScriptEngine::Outcome> RunProcedure(std::string_view body, std::string_view arguments,
+                                                   std::chrono::milliseconds time_limit) {
+  ScriptEngine::Run run;
+  run.body = body;
+  run.arguments = arguments;
+  run.setup = R"({"kind":"procedure","selfLink":"dbs/AA==/colls/AAAAAA==/","altLink":"dbs/d/colls/c",)"
+              R"("maxResponseBodySize":2097152})";
+  run.time_limit = time_limit;
+  return ScriptEngine::Execute(run);
+}
+
+}  // namespace
+
 TEST_CASE("a script body compiles as one function expression, in modern syntax", "[scripts]") {
   REQUIRE_OK(ScriptEngine::CheckFunction("function f(a) { return a + 1; }"));
   REQUIRE_OK(ScriptEngine::CheckFunction("function () { getContext().getResponse().setBody('x'); }"));
@@ -83,41 +99,41 @@ TEST_CASE("stored procedures, triggers and UDFs through the handler", "[scripts]
 
 TEST_CASE("a stored procedure runs with its arguments and sets the response body", "[scripts]") {
   using namespace std::chrono_literals;
-  auto ran = ScriptEngine::RunProcedure(
+  auto ran = RunProcedure(
       "function f(a, b) { console.log('sum', a + b); getContext().getResponse().setBody({sum: a + b}); }", "[2, 3]", 1s);
   REQUIRE_OK(ran);
-  CHECK(Json::parse(ran->body) == Json{{"sum", 5}});
+  CHECK(Json::parse(ran->response_body) == Json{{"sum", 5}});
   CHECK(ran->log == "sum 5");
-  auto silent = ScriptEngine::RunProcedure("function f() {}", "[]", 1s);
+  auto silent = RunProcedure("function f() {}", "[]", 1s);
   REQUIRE_OK(silent);
-  CHECK(silent->body.empty());
-  auto appended = ScriptEngine::RunProcedure(
+  CHECK(silent->response_body.empty());
+  auto appended = RunProcedure(
       "function f() { const r = getContext().getResponse(); r.appendBody('a'); r.appendBody(1); }", "[]", 1s);
-  CHECK(Json::parse(appended->body) == "a1");
+  CHECK(Json::parse(appended->response_body) == "a1");
 }
 
 TEST_CASE("a stored procedure that throws, recurses without end or loops is stopped with its error", "[scripts]") {
   using namespace std::chrono_literals;
-  auto thrown = ScriptEngine::RunProcedure("function f() { throw new Error('no way'); }", "[]", 1s);
+  auto thrown = RunProcedure("function f() { throw new Error('no way'); }", "[]", 1s);
   CHECK(thrown.status().code() == ErrorCode::kBadRequest);
   CHECK(thrown.status().message().find("Error: no way") != std::string::npos);
-  auto deep = ScriptEngine::RunProcedure("function f() { const g = (n) => g(n + 1); g(0); }", "[]", 1s);
+  auto deep = RunProcedure("function f() { const g = (n) => g(n + 1); g(0); }", "[]", 1s);
   CHECK(deep.status().message().find("too much recursion") != std::string::npos);
   auto started = std::chrono::steady_clock::now();
-  auto looped = ScriptEngine::RunProcedure("function f() { for (;;) {} }", "[]", 200ms);
+  auto looped = RunProcedure("function f() { for (;;) {} }", "[]", 200ms);
   CHECK(looped.status().code() == ErrorCode::kRequestTimeout);
   CHECK(std::chrono::steady_clock::now() - started < 2s);
   // The thread's engine is whole again afterwards.
-  auto after = ScriptEngine::RunProcedure("function f() { getContext().getResponse().setBody('ok'); }", "[]", 1s);
+  auto after = RunProcedure("function f() { getContext().getResponse().setBody('ok'); }", "[]", 1s);
   REQUIRE_OK(after);
-  CHECK(after->body == "\"ok\"");
+  CHECK(after->response_body == "\"ok\"");
 }
 
 TEST_CASE("a stored procedure that exhausts the heap fails, and the next one runs", "[scripts]") {
   using namespace std::chrono_literals;
-  auto hungry = ScriptEngine::RunProcedure(
+  auto hungry = RunProcedure(
       "function f() { const a = []; for (;;) a.push('y'.repeat(1 << 20) + a.length); }", "[]", 10s);
   CHECK_FALSE(hungry.ok());
-  REQUIRE_OK(ScriptEngine::RunProcedure("function f() { return [1, 2, 3].map((x) => x * 2); }", "[]", 1s));
+  REQUIRE_OK(RunProcedure("function f() { return [1, 2, 3].map((x) => x * 2); }", "[]", 1s));
   REQUIRE_OK(ScriptEngine::CheckFunction("function f() {}"));
 }

@@ -1,5 +1,5 @@
-// Internal to items/: the partition key a point operation names in its header, and the physical
-// partition that holds a stored document. Shared by the point operations and batches.
+// The partition key a point operation names in its header, and the physical partition that holds
+// a stored document. Shared by the point operations, batches and stored procedures.
 #pragma once
 
 #include <cstdint>

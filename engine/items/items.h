@@ -62,14 +62,12 @@ class Items {
   // One page of the container's documents in (partition key, id) order, or of one partition's.
   Result<FeedResponse> ReadFeed(const ContainerAddress& container, const FeedOptions& options);
 
- private:
-  enum class WriteMode { kCreate, kUpsert, kReplace };
-  Result<ResourceResponse> Write(const ItemWrite& write, WriteMode mode, const ResourceName* replace_id);
-
   // An item operation inside a transaction opened by someone else, who commits it: the point
-  // operation's own, or a transactional batch's. The *In steps check and change but neither commit
-  // nor charge; `range_ids` receives the physical partitions the operation reached. A batch
-  // admits the whole request once, so its steps do not (`admit` false).
+  // operation's own, a transactional batch's or a stored procedure's. The *In steps check and
+  // change but neither commit nor charge; `range_ids` receives the physical partitions the
+  // operation reached. A batch or a procedure admits the whole request once, so its steps do not
+  // (`admit` false).
+  enum class WriteMode { kCreate, kUpsert, kReplace };
   struct Step {
     Step(storage::Transaction& txn, const ResolvedContainer& container, bool admit = true)
         : txn(txn), container(container), admit(admit) {}
@@ -88,6 +86,10 @@ class Items {
   Result<ResourceResponse> ReadIn(Step& step, const ItemKey& key, const Preconditions& preconditions,
                                   ConsistencyLevel consistency);
   Result<ResourceResponse> DeleteIn(Step& step, const ItemKey& key, const Preconditions& preconditions);
+
+ private:
+  Result<ResourceResponse> Write(const ItemWrite& write, WriteMode mode, const ResourceName* replace_id);
+
   Result<BatchResponse> RunAtomic(const BatchRequest& request, const std::vector<BatchOperation>& operations);
   Result<BatchResponse> RunBulk(const BatchRequest& request, const std::vector<BatchOperation>& operations);
   // One operation of a batch: inside `step` (an atomic batch), or alone when `step` is null (bulk).

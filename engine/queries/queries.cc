@@ -235,32 +235,9 @@ Result<QueryResponse> Queries::QueryItems(const QueryRequest& request) {
     }
   }
   COSMOS_RETURN_IF_ERROR(admission_.Admit(*container, scope.range_ids));
-  // How to read: an index lookup, the index in ORDER BY order, or a scan (planning/access_path.h).
-  StoredIndexStatistics statistics(txn, container->container.seq);
-  COSMOS_ASSIGN_OR_RETURN(AccessPath access, ChooseAccessPath(container->indexing, !container->index_build, *prepared,
-                                                              body.parameters, scopes, statistics));
   uint64_t index_entries_read = 0;
-  const std::vector<ReadSegment> segments = ReadSegments(container->routing, scopes);
-  query::OpenSource open_source = [&](const Json* start) -> Result<std::unique_ptr<query::DocumentSource>> {
-    std::optional<ReadPosition> start_position;
-    if (start != nullptr) {
-      start_position = ReadPosition::FromJson(*start);
-      if (!start_position) return Status::BadRequest("Invalid Continuation Token: the query cannot resume from it.");
-    }
-    const int64_t container_seq = container->container.seq;
-    const ReadProperties& properties = prepared->document_properties();
-    if (access.ordered_scan && start == nullptr) {
-      return IndexOrderSource(txn, container_seq, segments, *access.ordered_scan, access.descending, properties,
-                              index_entries_read);
-    }
-    if (access.lookup) {
-      return IndexLookupSource(txn, container_seq, segments, *access.lookup, std::move(start_position), properties,
-                               index_entries_read);
-    }
-    return ScanSource(txn, container_seq, segments, std::move(start_position), properties, index_entries_read);
-  };
-  COSMOS_ASSIGN_OR_RETURN(auto page, query::ExecutePage(*prepared, body.parameters, open_source,
-                                                        PageRequestOf(request, context_, started)));
+  COSMOS_ASSIGN_OR_RETURN(auto page, ReadPage(txn, *container, *prepared, body.parameters, scopes,
+                                              PageRequestOf(request, context_, started), index_entries_read));
   QueryResponse response;
   response.body = FeedBody(container->container_rid, "Documents", page.rows);
   COSMOS_ASSIGN_OR_RETURN(response.lsn, VisibleLsn(txn, *container));
@@ -281,6 +258,60 @@ Result<QueryResponse> Queries::QueryItems(const QueryRequest& request) {
   entry.documents_scanned = response.fan_out.documents_scanned;
   entry.documents_returned = response.fan_out.documents_returned;
   query_log_.Record(entry);
+  return response;
+}
+
+Result<query::QueryPage> Queries::ReadPage(storage::Transaction& txn, const ResolvedContainer& container,
+                                           const query::BoundQuery& prepared, const Json& parameters,
+                                           const std::vector<storage::DocumentScope>& scopes,
+                                           const query::PageRequest& page_request, uint64_t& index_entries_read) {
+  // How to read: an index lookup, the index in ORDER BY order, or a scan (planning/access_path.h).
+  StoredIndexStatistics statistics(txn, container.container.seq);
+  COSMOS_ASSIGN_OR_RETURN(AccessPath access, ChooseAccessPath(container.indexing, !container.index_build, prepared,
+                                                              parameters, scopes, statistics));
+  const std::vector<ReadSegment> segments = ReadSegments(container.routing, scopes);
+  query::OpenSource open_source = [&](const Json* start) -> Result<std::unique_ptr<query::DocumentSource>> {
+    std::optional<ReadPosition> start_position;
+    if (start != nullptr) {
+      start_position = ReadPosition::FromJson(*start);
+      if (!start_position) return Status::BadRequest("Invalid Continuation Token: the query cannot resume from it.");
+    }
+    const int64_t container_seq = container.container.seq;
+    const ReadProperties& properties = prepared.document_properties();
+    if (access.ordered_scan && start == nullptr) {
+      return IndexOrderSource(txn, container_seq, segments, *access.ordered_scan, access.descending, properties,
+                              index_entries_read);
+    }
+    if (access.lookup) {
+      return IndexLookupSource(txn, container_seq, segments, *access.lookup, std::move(start_position), properties,
+                               index_entries_read);
+    }
+    return ScanSource(txn, container_seq, segments, std::move(start_position), properties, index_entries_read);
+  };
+  return query::ExecutePage(prepared, parameters, open_source, page_request);
+}
+
+Result<QueryResponse> Queries::QueryPartitionIn(storage::Transaction& txn, const ResolvedContainer& container,
+                                                const QueryRequest& request) {
+  auto started = std::chrono::steady_clock::now();
+  COSMOS_ASSIGN_OR_RETURN(auto body, ParseQueryBody(request.body));
+  COSMOS_ASSIGN_OR_RETURN(auto prepared, prepared_queries_.Prepare(body.text, container.computed.get()));
+  COSMOS_RETURN_IF_ERROR(container.indexing.CheckOrderBy(OrderByPaths(prepared->root())));
+  COSMOS_ASSIGN_OR_RETURN(auto scope, ResolveScope(container.partition_key, container.routing,
+                                                   {request.partition_key_header, std::nullopt, std::nullopt,
+                                                    std::nullopt}));
+  uint64_t index_entries_read = 0;
+  COSMOS_ASSIGN_OR_RETURN(auto page, ReadPage(txn, container, *prepared, body.parameters, {scope.documents},
+                                              PageRequestOf(request, context_, started), index_entries_read));
+  QueryResponse response;
+  response.body = "[";
+  for (size_t index = 0; index < page.rows.size(); ++index) {
+    if (index > 0) response.body += ',';
+    response.body += page.rows[index];
+  }
+  response.body += ']';
+  response.range_ids = scope.range_ids;
+  FillQueryResponse(response, page, request, ConsistencyLevel::kSession, started, index_entries_read);
   return response;
 }
 

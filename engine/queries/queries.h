@@ -20,7 +20,9 @@
 #include "engine/api.h"
 #include "engine/queries/query_log.h"
 #include "engine/shared/account_context.h"
+#include "query/execution/executor.h"
 #include "query/query_cache.h"
+#include "storage/store.h"
 
 namespace cosmos::engine {
 
@@ -45,6 +47,13 @@ class Queries {
   // A query over a container's conflicts feed, which is always empty (catalog.h, ListConflicts).
   Result<QueryResponse> QueryConflicts(const QueryRequest& request);
 
+  // One page of a query over the logical partition request.partition_key_header names, inside
+  // the caller's transaction (a stored procedure's: it sees the procedure's own writes). Neither
+  // admitted, charged nor logged: the caller prices its whole execution. The response's body is
+  // the page's results as a JSON array (not a feed). Errors as QueryItems'.
+  Result<QueryResponse> QueryPartitionIn(storage::Transaction& txn, const ResolvedContainer& container,
+                                         const QueryRequest& request);
+
   // Recent item queries with their cost summed over all their requests.
   const QueryLog& query_log() const { return query_log_; }
 
@@ -54,6 +63,12 @@ class Queries {
                                        const char* feed_key, const std::string& owner_rid);
 
  private:
+  // Reads one page of `prepared` over `scopes` inside `txn`, choosing how to read from the
+  // container's indexes; adds the index entries it reads to `index_entries_read`.
+  Result<query::QueryPage> ReadPage(storage::Transaction& txn, const ResolvedContainer& container,
+                                    const query::BoundQuery& prepared, const Json& parameters,
+                                    const std::vector<storage::DocumentScope>& scopes,
+                                    const query::PageRequest& page_request, uint64_t& index_entries_read);
 
   AccountContext& context_;
   Admission& admission_;

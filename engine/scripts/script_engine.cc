@@ -6,6 +6,8 @@
 #include <js/GCAPI.h>
 #include <js/Initialization.h>
 #include <js/Interrupt.h>
+#include <js/PropertyDescriptor.h>
+#include <js/Proxy.h>
 #include <js/SourceText.h>
 #include <js/Stack.h>
 #include <jsapi.h>
@@ -18,6 +20,7 @@
 #include <thread>
 
 #include "common/json.h"
+#include "engine/scripts/server_api.h"
 
 namespace cosmos::engine {
 namespace {
@@ -58,6 +61,9 @@ class ThreadEngine {
   void set_stop_requested(bool stop) { stop_requested_ = stop; }
   bool stop_requested() const { return stop_requested_; }
   JSObject* global() const { return global_ != nullptr ? global_->get() : nullptr; }
+  // The collection of the run in progress, which __cosmoliteHost calls.
+  void set_host(const ScriptEngine::Host* host) { host_ = host; }
+  const ScriptEngine::Host* host() const { return host_; }
 
   static ThreadEngine& ForThisThread() {
     thread_local ThreadEngine engine;
@@ -70,6 +76,7 @@ class ThreadEngine {
   JSContext* context_ = nullptr;
   JS::PersistentRootedObject* global_ = nullptr;
   std::atomic<bool> stop_requested_{false};
+  const ScriptEngine::Host* host_ = nullptr;
 };
 
 // Asks the engine of the calling thread to stop its script once `limit` has passed, unless
@@ -105,42 +112,61 @@ class Watchdog {
   std::thread thread_;
 };
 
-// The context a stored procedure sees, written in JavaScript: it keeps the response body and the
-// log lines in the execution's global, where RunProcedure reads them when the procedure returns.
-constexpr char kProcedurePrelude[] = R"js(
-(function () {
-  "use strict";
-  let body;
-  const log = [];
-  const response = {
-    setBody(value) { body = value; },
-    getBody() { return body; },
-    appendBody(value) { body = (body === undefined ? "" : String(body)) + String(value); },
-    getMaxResponseBodySize() { return 2 * 1024 * 1024; },
-  };
-  const request = {
-    getBody() { return undefined; },
-    setBody() { throw new Error("A stored procedure's request has no body to set."); },
-    getValue() { return undefined; },
-    setValue() { throw new Error("A stored procedure's request has no value to set."); },
-  };
-  const context = {
-    getResponse() { return response; },
-    getRequest() { return request; },
-    getCollection() {
-      throw new Error("getCollection(): document access from stored procedures is not served by this emulator yet.");
-    },
-  };
-  globalThis.getContext = () => context;
-  globalThis.console = { log: (...values) => { log.push(values.map((v) => typeof v === "string" ? v : JSON.stringify(v)).join(" ")); } };
-  globalThis.__cosmoliteOutcome = () => JSON.stringify({ body: body === undefined ? null : JSON.stringify(body) ?? null, log: log.join("\n") });
-})();
-)js";
+// __cosmoliteHost(text): one operation of the running script's collection (server_api.js).
+bool HostCall(JSContext* cx, unsigned argc, JS::Value* vp) {
+  JS::CallArgs args = JS::CallArgsFromVp(argc, vp);
+  const ScriptEngine::Host* host = ThreadEngine::ForThisThread().host();
+  if (host == nullptr || args.length() != 1 || !args[0].isString()) {
+    JS_ReportErrorASCII(cx, "The collection is not reachable from here.");
+    return false;
+  }
+  JS::RootedString request(cx, args[0].toString());
+  JS::UniqueChars chars = JS_EncodeStringToUTF8(cx, request);
+  if (!chars) return false;
+  std::string answer = (*host)(chars.get());
+  JSString* text = JS_NewStringCopyUTF8N(cx, JS::UTF8Chars(answer.data(), answer.size()));
+  if (text == nullptr) return false;
+  args.rval().setString(text);
+  return true;
+}
 
-// The pending exception as "<name>: <message>" with its line, and cleared.
-std::string TakeException(JSContext* cx, unsigned* line) {
+// Sets the host of a run for as long as it lasts.
+class HostScope {
+ public:
+  HostScope(ThreadEngine& engine, const ScriptEngine::Host* host) : engine_(engine) { engine_.set_host(host); }
+  HostScope(const HostScope&) = delete;
+  HostScope& operator=(const HostScope&) = delete;
+  ~HostScope() { engine_.set_host(nullptr); }
+
+ private:
+  ThreadEngine& engine_;
+};
+
+std::string_view ServerApiSource() {
+  return std::string_view(reinterpret_cast<const char*>(kServerApiFiles[0].data), kServerApiFiles[0].size);
+}
+
+// The `number` an exception carries as its own data property (new Error(404, "…"), or a collection
+// call's error passed on); 0 when none. Proxies are not asked: their traps would run script code.
+int ErrorNumberOf(JSContext* cx, JS::HandleValue exception) {
+  if (!exception.isObject() || js::IsProxy(&exception.toObject())) return 0;
+  JS::RootedObject object(cx, &exception.toObject());
+  JS::Rooted<mozilla::Maybe<JS::PropertyDescriptor>> descriptor(cx);
+  if (!JS_GetOwnPropertyDescriptor(cx, object, "number", &descriptor)) {
+    JS_ClearPendingException(cx);
+    return 0;
+  }
+  if (descriptor.isNothing() || !descriptor->isDataDescriptor() || !descriptor->value().isNumber()) return 0;
+  double number = descriptor->value().toNumber();
+  return number >= 1 && number <= 65535 ? static_cast<int>(number) : 0;
+}
+
+// The pending exception as "<name>: <message>" with its line and `number` (ErrorNumberOf), and
+// cleared.
+std::string TakeException(JSContext* cx, unsigned* line, int* number = nullptr) {
   JS::ExceptionStack stack(cx);
   if (!JS::StealPendingExceptionStack(cx, &stack)) return "unknown error";
+  if (number != nullptr) *number = ErrorNumberOf(cx, stack.exception());
   JS::ErrorReportBuilder report(cx);
   if (!report.init(cx, stack, JS::ErrorReportBuilder::NoSideEffects)) {
     JS_ClearPendingException(cx);
@@ -186,8 +212,7 @@ Status ScriptEngine::CheckFunction(std::string_view body) {
   return Status();
 }
 
-Result<ScriptEngine::ProcedureResult> ScriptEngine::RunProcedure(std::string_view body, std::string_view arguments,
-                                                                  std::chrono::milliseconds time_limit) {
+Result<ScriptEngine::Outcome> ScriptEngine::Execute(const Run& run) {
   ThreadEngine& engine = ThreadEngine::ForThisThread();
   JSContext* cx = engine.context();
   if (cx == nullptr) return Status::Internal("the JavaScript engine did not start");
@@ -197,16 +222,20 @@ Result<ScriptEngine::ProcedureResult> ScriptEngine::RunProcedure(std::string_vie
   if (!global) return Status::Internal("the JavaScript engine could not make a global");
   JSAutoRealm realm(cx, global);
   JS::RootedValue value(cx);
-  if (!Evaluate(cx, kProcedurePrelude, "prelude", &value)) {
+  HostScope host(engine, run.host);
+  std::string setup = "globalThis.__cosmoliteSetup = " + run.setup + ";";
+  if (!JS_DefineFunction(cx, global, "__cosmoliteHost", HostCall, 1, 0) ||
+      !Evaluate(cx, setup, "setup", &value) || !Evaluate(cx, std::string(ServerApiSource()), "server_api.js", &value)) {
     unsigned line = 0;
-    return Status::Internal("the stored procedure context failed: " + TakeException(cx, &line));
+    return Status::Internal("the script's context failed: " + TakeException(cx, &line));
   }
-  std::string source = "(" + std::string(body) + "\n).apply(undefined, " + std::string(arguments) +
-                       ");\n__cosmoliteOutcome();";
+  std::string arguments = run.kind == Run::Kind::kProcedure && !run.arguments.empty() ? std::string(run.arguments)
+                                                                                       : std::string("[]");
+  std::string source = "__cosmoliteRun((" + std::string(run.body) + "\n), " + arguments + ");";
   bool finished = false;
   {
-    Watchdog watchdog(engine, time_limit);
-    finished = Evaluate(cx, source, "sproc", &value);
+    Watchdog watchdog(engine, run.time_limit);
+    finished = Evaluate(cx, source, "script", &value);
   }
   // A failed run may have filled the heap (out of memory, a loop stopped mid-allocation): collect
   // it now, or the thread's next script would find it full. After a clean run the engine decides.
@@ -220,24 +249,28 @@ Result<ScriptEngine::ProcedureResult> ScriptEngine::RunProcedure(std::string_vie
       bool timed_out = engine.stop_requested();
       engine.set_stop_requested(false);
       if (timed_out) {
-        return Status::RequestTimeout("The stored procedure ran past its time limit of " +
-                                      std::to_string(time_limit.count()) + " ms and was stopped.");
+        return Status::RequestTimeout("The requested operation exceeded maximum alloted time. The script ran past "
+                                      "its limit of " + std::to_string(run.time_limit.count()) +
+                                      " ms (--script-time-limit), was stopped and changed nothing.");
       }
       return Status::BadRequest("Encountered exception while executing Javascript. Exception = out of memory");
     }
     unsigned line = 0;
-    std::string error = TakeException(cx, &line);
-    return Status::BadRequest("Encountered exception while executing Javascript. Exception = " + error +
-                              (line != 0 ? " (line " + std::to_string(line) + ")" : std::string()));
+    int number = 0;
+    std::string error = TakeException(cx, &line, &number);
+    return Status::ScriptFailed("Encountered exception while executing Javascript. Exception = " + error +
+                                    (line != 0 ? " (line " + std::to_string(line) + ")" : std::string()),
+                                number);
   }
-  if (!value.isString()) return Status::Internal("the stored procedure's outcome is not text");
+  if (!value.isString()) return Status::Internal("the script's outcome is not text");
   JS::RootedString outcome_text(cx, value.toString());
   JS::UniqueChars chars = JS_EncodeStringToUTF8(cx, outcome_text);
-  if (!chars) return Status::Internal("the stored procedure's outcome could not be read");
+  if (!chars) return Status::Internal("the script's outcome could not be read");
   Json outcome = Json::parse(chars.get(), nullptr, /*allow_exceptions=*/false);
-  if (!outcome.is_object()) return Status::Internal("the stored procedure's outcome is not JSON");
-  ProcedureResult result;
-  if (outcome["body"].is_string()) result.body = outcome["body"].get<std::string>();
+  if (!outcome.is_object()) return Status::Internal("the script's outcome is not JSON");
+  Outcome result;
+  if (outcome["responseBody"].is_string()) result.response_body = outcome["responseBody"].get<std::string>();
+  if (outcome["requestBody"].is_string()) result.request_body = outcome["requestBody"].get<std::string>();
   result.log = outcome.value("log", std::string());
   return result;
 }

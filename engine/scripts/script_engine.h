@@ -7,6 +7,7 @@
 #pragma once
 
 #include <chrono>
+#include <functional>
 #include <string>
 #include <string_view>
 
@@ -24,21 +25,37 @@ class ScriptEngine {
   // with the engine's message and line when it does not compile or is not one function.
   static Status CheckFunction(std::string_view body);
 
-  // What a stored procedure left: the response body it set (JSON text; empty when it set none)
-  // and what it logged with console.log (lines joined with newlines).
-  struct ProcedureResult {
-    std::string body;
+  // One operation of the script's collection (engine/scripts/partition_collection.h): a JSON
+  // request's text in, the JSON answer's text out.
+  using Host = std::function<std::string(std::string_view request)>;
+
+  // A script to run: a stored procedure with its arguments, or a trigger around a write.
+  struct Run {
+    enum class Kind { kProcedure, kPreTrigger, kPostTrigger };
+    Kind kind = Kind::kProcedure;
+    std::string_view body;       // the script's function
+    std::string_view arguments;  // a procedure's: a JSON array's text
+    // What getContext() shows (server_api.js, __cosmoliteSetup): the collection's links, and a
+    // trigger's request body and operation, or a post-trigger's response body. JSON text.
+    std::string setup;
+    std::chrono::milliseconds time_limit{5000};
+    const Host* host = nullptr;  // the collection; must outlive the run
+  };
+
+  // What a script left: the response body it set (JSON text; empty when none), a pre-trigger's
+  // new request body (empty when unchanged), and what it logged with console.log (lines joined
+  // with newlines).
+  struct Outcome {
+    std::string response_body;
+    std::string request_body;
     std::string log;
   };
 
-  // Runs a stored procedure's `body` with `arguments`, a JSON array's text, in a global of its
-  // own (nothing of another execution is visible). Its context offers getContext() with
-  // getResponse() (setBody, getBody, appendBody, getMaxResponseBodySize) and getRequest(), and
-  // console.log; getCollection() throws, since document access is not served yet. kBadRequest with
-  // the script's error (a throw, a syntax error, too much recursion, out of memory);
-  // kRequestTimeout when it runs past `time_limit`, when it is stopped wherever it is.
-  static Result<ProcedureResult> RunProcedure(std::string_view body, std::string_view arguments,
-                                              std::chrono::milliseconds time_limit);
+  // Runs a script in a global of its own (nothing of another execution is visible), with the
+  // server-side API of server_api.js; the collection's operations go to `run.host`. kBadRequest
+  // with the script's error (a throw, a syntax error, too much recursion, out of memory);
+  // kRequestTimeout when it runs past `run.time_limit`, when it is stopped wherever it is.
+  static Result<Outcome> Execute(const Run& run);
 };
 
 }  // namespace cosmos::engine

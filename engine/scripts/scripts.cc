@@ -1,7 +1,5 @@
 #include "engine/scripts/scripts.h"
 
-#include <chrono>
-
 #include "common/encoding.h"
 #include "engine/scripts/script_engine.h"
 #include "engine/shared/feeds.h"
@@ -74,28 +72,6 @@ const char* ScriptKindPath(ScriptKind kind) {
 
 namespace {
 
-struct FoundScript {
-  std::shared_ptr<const ResolvedContainer> container;
-  ScriptRecord record;
-};
-
-Result<FoundScript> FindScript(AccountContext& context, storage::Transaction& txn, const ScriptAddress& address) {
-  COSMOS_ASSIGN_OR_RETURN(auto container, context.FindContainer(txn, address.container, /*as_owner=*/true));
-  const char* kind = ScriptKindPath(address.kind);
-  std::optional<ScriptRecord> found;
-  if (address.id.is_rid) {
-    std::optional<int64_t> seq = ResourceId::ParseScript(address.id.value, kind);
-    if (seq) {
-      COSMOS_ASSIGN_OR_RETURN(found, txn.FindScriptBySeq(*seq));
-      if (found && (found->container_seq != container->container.seq || found->kind != kind)) found.reset();
-    }
-  } else {
-    COSMOS_ASSIGN_OR_RETURN(found, txn.FindScript(container->container.seq, kind, address.id.value));
-  }
-  if (!found) return Status::NotFound(kIdMissingMessage);
-  return FoundScript{std::move(container), std::move(*found)};
-}
-
 // The stored body: the definition with the system properties.
 std::string StoredBody(const ResolvedContainer& container, ScriptKind kind, int64_t seq, Json definition,
                        const std::string& etag) {
@@ -120,7 +96,25 @@ ResourceResponse Answer(const ResolvedContainer& container, std::string body, st
 
 }  // namespace
 
-Scripts::Scripts(AccountContext& context) : context_(context) {}
+Scripts::Scripts(AccountContext& context, Admission& admission, Items& items, Queries& queries)
+    : context_(context), admission_(admission), items_(items), queries_(queries) {}
+
+Result<Scripts::FoundScript> Scripts::Find(storage::Transaction& txn, const ScriptAddress& address) {
+  COSMOS_ASSIGN_OR_RETURN(auto container, context_.FindContainer(txn, address.container, /*as_owner=*/true));
+  const char* kind = ScriptKindPath(address.kind);
+  std::optional<ScriptRecord> found;
+  if (address.id.is_rid) {
+    std::optional<int64_t> seq = ResourceId::ParseScript(address.id.value, kind);
+    if (seq) {
+      COSMOS_ASSIGN_OR_RETURN(found, txn.FindScriptBySeq(*seq));
+      if (found && (found->container_seq != container->container.seq || found->kind != kind)) found.reset();
+    }
+  } else {
+    COSMOS_ASSIGN_OR_RETURN(found, txn.FindScript(container->container.seq, kind, address.id.value));
+  }
+  if (!found) return Status::NotFound(kIdMissingMessage);
+  return FoundScript{std::move(container), std::move(*found)};
+}
 
 Result<ResourceResponse> Scripts::Create(const ScriptAddress& feed, const std::string& body, bool upsert) {
   COSMOS_ASSIGN_OR_RETURN(Json definition, ScriptDefinition(feed.kind, body));
@@ -152,7 +146,7 @@ Result<ResourceResponse> Scripts::Create(const ScriptAddress& feed, const std::s
 
 Result<ResourceResponse> Scripts::Read(const ScriptAddress& script) {
   COSMOS_ASSIGN_OR_RETURN(auto txn, context_.store().BeginRead());
-  COSMOS_ASSIGN_OR_RETURN(FoundScript found, FindScript(context_, txn, script));
+  COSMOS_ASSIGN_OR_RETURN(FoundScript found, Find(txn, script));
   std::string etag = EtagOf(found.record.body);
   return Answer(*found.container, std::move(found.record.body), std::move(etag), MetadataReadCharge());
 }
@@ -173,7 +167,7 @@ Result<ResourceResponse> Scripts::Replace(const ScriptAddress& script, const std
                                           const Preconditions& preconditions) {
   COSMOS_ASSIGN_OR_RETURN(Json definition, ScriptDefinition(script.kind, body));
   COSMOS_ASSIGN_OR_RETURN(auto txn, context_.store().BeginWrite());
-  COSMOS_ASSIGN_OR_RETURN(FoundScript found, FindScript(context_, txn, script));
+  COSMOS_ASSIGN_OR_RETURN(FoundScript found, Find(txn, script));
   COSMOS_RETURN_IF_ERROR(CheckIfMatch(preconditions, EtagOf(found.record.body)));
   found.record.id = definition["id"].get<std::string>();
   std::string etag = context_.NewEtag();
@@ -187,39 +181,11 @@ Result<ResourceResponse> Scripts::Replace(const ScriptAddress& script, const std
 
 Result<ResourceResponse> Scripts::Delete(const ScriptAddress& script, const Preconditions& preconditions) {
   COSMOS_ASSIGN_OR_RETURN(auto txn, context_.store().BeginWrite());
-  COSMOS_ASSIGN_OR_RETURN(FoundScript found, FindScript(context_, txn, script));
+  COSMOS_ASSIGN_OR_RETURN(FoundScript found, Find(txn, script));
   COSMOS_RETURN_IF_ERROR(CheckIfMatch(preconditions, EtagOf(found.record.body)));
   COSMOS_RETURN_IF_ERROR(txn.DeleteScript(found.record.seq));
   COSMOS_RETURN_IF_ERROR(txn.Commit());
   ResourceResponse response = Answer(*found.container, "", "", MetadataWriteCharge());
-  return response;
-}
-
-Result<ResourceResponse> Scripts::ExecuteProcedure(const ScriptAddress& procedure, std::string_view arguments,
-                                                   const std::optional<std::string>& partition_key_header) {
-  if (!partition_key_header) {
-    return Status::BadRequest("PartitionKey value must be supplied for this operation.");
-  }
-  // Re-serialised, so that only JSON reaches the engine as the arguments' source text.
-  Json parsed = arguments.empty() ? Json::array() : Json::parse(arguments, nullptr, /*allow_exceptions=*/false);
-  if (!parsed.is_array()) {
-    return Status::BadRequest("The stored procedure's parameters must be a JSON array.");
-  }
-  std::string body;
-  std::shared_ptr<const ResolvedContainer> container;
-  {
-    COSMOS_ASSIGN_OR_RETURN(auto txn, context_.store().BeginRead());
-    COSMOS_ASSIGN_OR_RETURN(FoundScript found, FindScript(context_, txn, procedure));
-    Json definition = Json::parse(found.record.body, nullptr, /*allow_exceptions=*/false);
-    body = definition.value("body", std::string());
-    container = std::move(found.container);
-  }
-  auto started = std::chrono::steady_clock::now();
-  COSMOS_ASSIGN_OR_RETURN(ScriptEngine::ProcedureResult result,
-                          ScriptEngine::RunProcedure(body, parsed.dump(), context_.options().script_time_limit));
-  auto elapsed = std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - started);
-  ResourceResponse response = Answer(*container, std::move(result.body), "", ScriptCharge(elapsed));
-  response.script_log = std::move(result.log);
   return response;
 }
 

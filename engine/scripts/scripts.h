@@ -1,7 +1,8 @@
 // Scripts: a container's stored procedures, triggers and user-defined functions as resources —
 // create, upsert, read, list, replace, delete, with the service's validation (a body that does not
 // compile is 400 with the engine's message and line; a trigger names its type and operation),
-// system properties and If-Match; and running a stored procedure (without document access yet).
+// system properties and If-Match; and running them (script_execution.cc): a stored procedure as
+// one transaction in one logical partition, and triggers around a write.
 // Thread-safety: safe to call from many threads; each call is one store transaction.
 #pragma once
 
@@ -11,7 +12,10 @@
 #include <vector>
 
 #include "common/result.h"
+#include "engine/admission/admission.h"
 #include "engine/api.h"
+#include "engine/items/items.h"
+#include "engine/queries/queries.h"
 #include "engine/shared/account_context.h"
 
 namespace cosmos::engine {
@@ -32,7 +36,7 @@ struct ScriptAddress {
 
 class Scripts {
  public:
-  explicit Scripts(AccountContext& context);
+  Scripts(AccountContext& context, Admission& admission, Items& items, Queries& queries);
 
   // kOwnerResourceNotFound when the container is missing, kNotFound when the script is,
   // kConflict for an id in use, kBadRequest for an invalid definition, kPreconditionFailed for a
@@ -43,17 +47,29 @@ class Scripts {
   Result<ResourceResponse> Replace(const ScriptAddress& script, const std::string& body,
                                    const Preconditions& preconditions);
   Result<ResourceResponse> Delete(const ScriptAddress& script, const Preconditions& preconditions);
-  // Runs a stored procedure with `arguments` (a JSON array's text; empty: none) for the logical
-  // partition `partition_key_header` names (required, as the service's). The answer's body is what
-  // the procedure set (JSON text), its script_log what it logged. Documents are not reachable
-  // from it yet (getCollection() throws); ScriptEngine::RunProcedure says what else fails how.
+  // Runs a stored procedure with `arguments` (a JSON array's text; empty: none) in the logical
+  // partition `partition_key_header` names (required, as the service's), as one transaction:
+  // what it wrote commits when it returns, and nothing does when it fails. Its collection is that
+  // partition (partition_collection.h), whose calls stop being accepted once the budget — the time
+  // limit less a fifth of it, at least 50 ms, for the script to wrap up — is spent. The answer's body is what the procedure set (JSON text),
+  // its script_log what it logged; ScriptEngine::Execute says what fails how.
   Result<ResourceResponse> ExecuteProcedure(const ScriptAddress& procedure, std::string_view arguments,
                                             const std::optional<std::string>& partition_key_header);
   // The scripts' bodies (seq, JSON) of a kind for a query, and the container's rid.
   Result<std::pair<std::vector<std::pair<int64_t, std::string>>, std::string>> Bodies(const ScriptAddress& feed);
 
  private:
+  struct FoundScript {
+    std::shared_ptr<const ResolvedContainer> container;
+    storage::ScriptRecord record;
+  };
+  // kOwnerResourceNotFound without the container, kNotFound without the script.
+  Result<FoundScript> Find(storage::Transaction& txn, const ScriptAddress& address);
+
   AccountContext& context_;
+  Admission& admission_;
+  Items& items_;
+  Queries& queries_;
 };
 
 }  // namespace cosmos::engine
