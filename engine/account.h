@@ -143,6 +143,9 @@ class Account {
                                             const std::optional<std::string>& partition_key_header) {
     return scripts_.ExecuteProcedure(procedure, arguments, partition_key_header);
   }
+  Result<ResourceResponse> WriteItemWithTriggers(const TriggeredWrite& write) {
+    return scripts_.WriteWithTriggers(write);
+  }
 
   // Users, permissions and resource tokens: security/security.h.
   Result<ResourceResponse> CreateUser(const ResourceName& database, const std::string& body, bool upsert = false) {

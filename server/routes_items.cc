@@ -120,22 +120,61 @@ static Result<engine::ItemWrite> ItemWriteOf(const RouteCall& call) {
                            call.request.body, PreconditionsOf(call.request), parsed_item};
 }
 
+static engine::ItemKey ItemKeyOf(const RouteCall& call) {
+  return {DocumentsOf(call), call.request.headers.Get(headers::kPartitionKey), NameAt(call.path, 2),
+          call.request.headers.Get(headers::kConsistencyLevel)};
+}
+
+// The trigger ids of a header: comma-separated (the JS SDK joins them with ","; .NET sends a
+// multi-value header, ", ").
+static std::vector<std::string> TriggerIds(const HttpRequest& request, const char* header) {
+  std::vector<std::string> ids;
+  std::string value = request.headers.Get(header).value_or("");
+  size_t start = 0;
+  while (start <= value.size()) {
+    size_t comma = value.find(',', start);
+    if (comma == std::string::npos) comma = value.size();
+    std::string id = value.substr(start, comma - start);
+    id.erase(0, id.find_first_not_of(' '));
+    id.erase(id.find_last_not_of(' ') + 1);
+    if (!id.empty()) ids.push_back(std::move(id));
+    start = comma + 1;
+  }
+  return ids;
+}
+
+// A write that names triggers: run with them (engine/scripts/scripts.h), or nullopt without.
+static Result<std::optional<engine::ResourceResponse>> WithTriggers(const RouteCall& call,
+                                                                    engine::TriggeredWrite::Operation operation,
+                                                                    engine::ItemWrite write) {
+  engine::TriggeredWrite triggered;
+  triggered.pre_triggers = TriggerIds(call.request, headers::kPreTriggerInclude);
+  triggered.post_triggers = TriggerIds(call.request, headers::kPostTriggerInclude);
+  if (triggered.pre_triggers.empty() && triggered.post_triggers.empty()) return std::optional<engine::ResourceResponse>();
+  triggered.operation = operation;
+  triggered.write = std::move(write);
+  // A create or an upsert addresses the feed: its key has no id.
+  triggered.key = {DocumentsOf(call), call.request.headers.Get(headers::kPartitionKey),
+                   call.path.is_feed ? engine::ResourceName{} : NameAt(call.path, 2)};
+  COSMOS_ASSIGN_OR_RETURN(auto written, call.account.WriteItemWithTriggers(triggered));
+  return std::optional<engine::ResourceResponse>(std::move(written));
+}
+
 // A create, or an upsert with x-ms-documentdb-is-upsert.
 Result<HttpResponse> CreateItem(const RouteCall& call) {
   const HttpRequest& request = call.request;
   COSMOS_RETURN_IF_ERROR(RejectUnsupportedPost(request));
   COSMOS_ASSIGN_OR_RETURN(engine::ItemWrite write, ItemWriteOf(call));
   bool upsert = request.headers.IsTrue(headers::kIsUpsert);
-  COSMOS_ASSIGN_OR_RETURN(auto written, upsert ? call.account.UpsertItem(write) : call.account.CreateItem(write));
+  using Operation = engine::TriggeredWrite::Operation;
+  COSMOS_ASSIGN_OR_RETURN(auto triggered, WithTriggers(call, upsert ? Operation::kUpsert : Operation::kCreate, write));
+  COSMOS_ASSIGN_OR_RETURN(auto written, triggered ? std::move(*triggered)
+                                        : upsert ? call.account.UpsertItem(write)
+                                                 : call.account.CreateItem(write));
   int status = written.created ? 201 : 200;
   if (WantsMinimalResponse(request)) written.body.clear();
   std::string id = write.parsed != nullptr ? write.parsed->id : std::string();
   return WithContentLocation(FromResource(std::move(written), status, true), call, id);
-}
-
-static engine::ItemKey ItemKeyOf(const RouteCall& call) {
-  return {DocumentsOf(call), call.request.headers.Get(headers::kPartitionKey), NameAt(call.path, 2),
-          call.request.headers.Get(headers::kConsistencyLevel)};
 }
 
 Result<HttpResponse> ReadItem(const RouteCall& call) {
@@ -148,13 +187,19 @@ Result<HttpResponse> ReplaceItem(const RouteCall& call) {
   const HttpRequest& request = call.request;
   COSMOS_RETURN_IF_ERROR(RequireJsonBody(request));
   COSMOS_ASSIGN_OR_RETURN(engine::ItemWrite write, ItemWriteOf(call));
-  COSMOS_ASSIGN_OR_RETURN(auto replaced, call.account.ReplaceItem(write, NameAt(call.path, 2)));
+  COSMOS_ASSIGN_OR_RETURN(auto triggered, WithTriggers(call, engine::TriggeredWrite::Operation::kReplace, write));
+  COSMOS_ASSIGN_OR_RETURN(auto replaced,
+                          triggered ? std::move(*triggered) : call.account.ReplaceItem(write, NameAt(call.path, 2)));
   if (WantsMinimalResponse(request)) replaced.body.clear();
   return WithContentLocation(FromResource(std::move(replaced), 200, true), call, NameAt(call.path, 2).value);
 }
 
 Result<HttpResponse> DeleteItem(const RouteCall& call) {
-  COSMOS_ASSIGN_OR_RETURN(auto deleted, call.account.DeleteItem(ItemKeyOf(call), PreconditionsOf(call.request)));
+  engine::ItemWrite write{DocumentsOf(call), call.request.headers.Get(headers::kPartitionKey), {},
+                         PreconditionsOf(call.request), nullptr};
+  COSMOS_ASSIGN_OR_RETURN(auto triggered, WithTriggers(call, engine::TriggeredWrite::Operation::kDelete, write));
+  COSMOS_ASSIGN_OR_RETURN(auto deleted, triggered ? std::move(*triggered)
+                                                  : call.account.DeleteItem(ItemKeyOf(call), PreconditionsOf(call.request)));
   return FromResource(std::move(deleted), 204, true);
 }
 

@@ -72,6 +72,9 @@ Result<HttpResponse> DeleteScript(const RouteCall& call) {
 // its console.log lines come back URL-encoded in x-ms-documentdb-script-log-results.
 Result<HttpResponse> ExecuteStoredProcedure(const RouteCall& call) {
   const HttpRequest& request = call.request;
+  if (request.headers.Get(headers::kPreTriggerInclude) || request.headers.Get(headers::kPostTriggerInclude)) {
+    return Status::BadRequest("One of the specified inputs is invalid: a stored procedure's execution runs no triggers.");
+  }
   COSMOS_ASSIGN_OR_RETURN(auto ran, call.account.ExecuteProcedure(ScriptOf(call.path), request.body,
                                                                    request.headers.Get(headers::kPartitionKey)));
   std::string log = std::move(ran.script_log);

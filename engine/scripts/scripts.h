@@ -16,6 +16,7 @@
 #include "engine/api.h"
 #include "engine/items/items.h"
 #include "engine/queries/queries.h"
+#include "engine/scripts/script_engine.h"
 #include "engine/shared/account_context.h"
 
 namespace cosmos::engine {
@@ -27,6 +28,18 @@ enum class ScriptKind { kStoredProcedure, kTrigger, kUserDefinedFunction };
 const char* ScriptKindPath(ScriptKind kind);
 // The key of a feed's array: "StoredProcedures", "Triggers", "UserDefinedFunctions".
 const char* ScriptFeedKey(ScriptKind kind);
+
+// A write that names triggers (x-ms-documentdb-pre-trigger-include / post-trigger-include).
+struct TriggeredWrite {
+  enum class Operation { kCreate, kUpsert, kReplace, kDelete };
+  Operation operation = Operation::kCreate;
+  // Create, upsert, replace: the document (its parsed form may be given); replace, delete: the
+  // key of the document.
+  ItemWrite write;
+  ItemKey key;
+  std::vector<std::string> pre_triggers;   // ids, run in order before the write
+  std::vector<std::string> post_triggers;  // ids, run in order after it
+};
 
 struct ScriptAddress {
   ContainerAddress container;
@@ -55,6 +68,16 @@ class Scripts {
   // its script_log what it logged; ScriptEngine::Execute says what fails how.
   Result<ResourceResponse> ExecuteProcedure(const ScriptAddress& procedure, std::string_view arguments,
                                             const std::optional<std::string>& partition_key_header);
+  // A write with its triggers, all in one transaction in the document's logical partition. Each
+  // trigger must exist (else kBadRequest), be of its header's type (Pre, Post) and be for this
+  // operation or All (else kBadRequest). A pre-trigger sees the document being written (a
+  // delete's: the stored one) as getRequest().getBody() and may replace it with setBody; a
+  // post-trigger sees it as written in getResponse().getBody(), and what it sets there is the
+  // answer's body. Either may use the collection (partition_collection.h); a throw in either
+  // fails the write with the script's error, and nothing of it or of the triggers is kept.
+  // Otherwise the write's own errors and answer, charged with the triggers' work.
+  Result<ResourceResponse> WriteWithTriggers(const TriggeredWrite& request);
+
   // The scripts' bodies (seq, JSON) of a kind for a query, and the container's rid.
   Result<std::pair<std::vector<std::pair<int64_t, std::string>>, std::string>> Bodies(const ScriptAddress& feed);
 
@@ -65,6 +88,11 @@ class Scripts {
   };
   // kOwnerResourceNotFound without the container, kNotFound without the script.
   Result<FoundScript> Find(storage::Transaction& txn, const ScriptAddress& address);
+  // Runs one trigger of a write (`kind`: "pre" or "post") with the collection of the write's
+  // logical partition; adds what it cost to `charge`.
+  Result<ScriptEngine::Outcome> RunTrigger(storage::Transaction& txn, const ResolvedContainer& container,
+                                           const TriggeredWrite& request, const std::string& body, const char* kind,
+                                           const Json& request_body, const Json& response_body, double& charge);
 
   AccountContext& context_;
   Admission& admission_;

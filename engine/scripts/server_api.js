@@ -336,9 +336,8 @@
         script.apply(undefined, args);
         while (queued.length > 0) queued.shift()();
         const body = responseValues.Body;
-        const sets = responseValues.changed || setup.kind === "post";
         return JSON.stringify({
-          responseBody: sets && body !== undefined ? JSON.stringify(body) ?? null : null,
+          responseBody: responseValues.changed && body !== undefined ? JSON.stringify(body) ?? null : null,
           requestBody: requestValues.changed ? JSON.stringify(requestValues.Body) ?? null : null,
           log: log.join("\n"),
         });
