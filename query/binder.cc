@@ -145,8 +145,11 @@ class Binder {
         return QueryError("SC2001", "Identifier '" + e.name + "' could not be resolved.", e.span);
       }
       case ExprKind::kFunctionCall: {
-        if (e.udf) {
-          return QueryError("SC2005", "'udf." + e.name + "' is not a recognized user-defined function name.", NameSpan(e));
+        if (e.udf) {  // the container's UDFs are known when the query runs (UserFunctions)
+          if (std::find(user_functions_.begin(), user_functions_.end(), e.name) == user_functions_.end()) {
+            user_functions_.push_back(e.name);
+          }
+          break;
         }
         const FunctionDef* f = FunctionRegistry::Instance().Find(e.name);
         if (f == nullptr) {
@@ -234,6 +237,10 @@ class Binder {
 
   std::string_view text_;
   std::unordered_map<const SelectQuery*, SelectInfo>& infos_;
+
+ public:
+  // The names of the udf.name(...) calls met, once each.
+  std::vector<std::string> user_functions_;
   SourceSpan outer_aggregate_span_;
 };
 
@@ -370,6 +377,7 @@ Result<BoundQuery> Bind(std::shared_ptr<const SelectQuery> parsed, std::string_v
     collector.Query(query);
     bound.document_properties_ = collector.Result();
   }
+  bound.user_functions_ = std::move(binder.user_functions_);
   bound.root_ = std::move(parsed);
   return bound;
 }

@@ -58,12 +58,17 @@ class BoundQuery {
   // SELECT c, a function of c, c[@param]...).
   const std::optional<std::vector<std::string>>& document_properties() const { return document_properties_; }
 
+  // The user-defined functions the query calls (udf.name), once each; the runner must supply them
+  // (query::UserFunctions).
+  const std::vector<std::string>& user_functions() const { return user_functions_; }
+
  private:
   friend Result<BoundQuery> Bind(std::shared_ptr<const SelectQuery> parsed, std::string_view text);
   std::shared_ptr<const SelectQuery> root_;
   std::unordered_map<const SelectQuery*, SelectInfo> infos_;
   bool streaming_ = false;
   std::optional<std::vector<std::string>> document_properties_;
+  std::vector<std::string> user_functions_;
 };
 
 // `text` is the query text the tree was parsed from (for error locations).

@@ -1,5 +1,6 @@
 #include "engine/queries/queries.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 
@@ -9,6 +10,7 @@
 #include "engine/planning/partition_targets.h"
 #include "common/json_parse.h"
 #include "engine/queries/document_sources.h"
+#include "engine/scripts/user_function_runner.h"
 #include "engine/shared/feeds.h"
 #include "engine/shared/messages.h"
 #include "engine/shared/resource_id.h"
@@ -288,7 +290,16 @@ Result<query::QueryPage> Queries::ReadPage(storage::Transaction& txn, const Reso
     }
     return ScanSource(txn, container_seq, segments, std::move(start_position), properties, index_entries_read);
   };
-  return query::ExecutePage(prepared, parameters, open_source, page_request);
+  // A query that calls UDFs runs them, the container's, in JavaScript (scripts/user_function_runner.h).
+  // They may run until the page would be abandoned.
+  auto left = std::chrono::duration_cast<std::chrono::milliseconds>(page_request.cancel_at - std::chrono::steady_clock::now());
+  COSMOS_ASSIGN_OR_RETURN(auto user_functions,
+                          UserFunctionRunner::ForQuery(txn, container, prepared,
+                                                       std::clamp(left, std::chrono::milliseconds(1),
+                                                                  context_.options().query_time_limit)));
+  query::PageRequest request = page_request;
+  request.user_functions = user_functions.get();
+  return query::ExecutePage(prepared, parameters, open_source, request);
 }
 
 Result<QueryResponse> Queries::QueryPartitionIn(storage::Transaction& txn, const ResolvedContainer& container,

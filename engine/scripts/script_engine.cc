@@ -7,6 +7,10 @@
 #include <js/Initialization.h>
 #include <js/Interrupt.h>
 #include <js/PropertyDescriptor.h>
+#include <js/Array.h>
+#include <js/CallAndConstruct.h>
+#include <js/PropertyAndElement.h>
+#include <js/ValueArray.h>
 #include <js/Proxy.h>
 #include <js/SourceText.h>
 #include <js/Stack.h>
@@ -26,6 +30,11 @@ namespace cosmos::engine {
 namespace {
 
 JSClass kGlobalClass = {"global", JSCLASS_GLOBAL_FLAGS, &JS::DefaultGlobalClassOps, nullptr, nullptr, nullptr};
+
+}  // namespace
+
+// Named rather than anonymous: ScriptEngine::Functions::State holds them.
+namespace script_threads {
 
 // The engine of this thread: a context with the heap cap, its self-hosted code, and one global
 // in its realm. JS_Init runs once per process, before the first context.
@@ -61,6 +70,9 @@ class ThreadEngine {
   void set_stop_requested(bool stop) { stop_requested_ = stop; }
   bool stop_requested() const { return stop_requested_; }
   JSObject* global() const { return global_ != nullptr ? global_->get() : nullptr; }
+  // Whether a Watchdog watches the run in progress.
+  void set_watched(bool watched) { watched_ = watched; }
+  bool watched() const { return watched_; }
   // The collection of the run in progress, which __cosmoliteHost calls.
   void set_host(const ScriptEngine::Host* host) { host_ = host; }
   const ScriptEngine::Host* host() const { return host_; }
@@ -77,6 +89,7 @@ class ThreadEngine {
   JS::PersistentRootedObject* global_ = nullptr;
   std::atomic<bool> stop_requested_{false};
   const ScriptEngine::Host* host_ = nullptr;
+  bool watched_ = false;
 };
 
 // Asks the engine of the calling thread to stop its script once `limit` has passed, unless
@@ -84,6 +97,10 @@ class ThreadEngine {
 class Watchdog {
  public:
   Watchdog(ThreadEngine& engine, std::chrono::milliseconds limit) : engine_(engine) {
+    // A script that runs inside another's run (a UDF of a stored procedure's query) is already
+    // watched, by the outer run's limit.
+    if (engine_.watched()) return;
+    engine_.set_watched(true);
     engine_.set_stop_requested(false);
     thread_ = std::thread([this, limit] {
       std::unique_lock lock(mutex_);
@@ -96,12 +113,14 @@ class Watchdog {
   Watchdog(const Watchdog&) = delete;
   Watchdog& operator=(const Watchdog&) = delete;
   ~Watchdog() {
+    if (!thread_.joinable()) return;
     {
       std::lock_guard lock(mutex_);
       done_ = true;
     }
     done_cv_.notify_all();
     thread_.join();
+    engine_.set_watched(false);
   }
 
  private:
@@ -111,6 +130,13 @@ class Watchdog {
   bool done_ = false;
   std::thread thread_;
 };
+
+}  // namespace script_threads
+
+using script_threads::ThreadEngine;
+using script_threads::Watchdog;
+
+namespace {
 
 // __cosmoliteHost(text): one operation of the running script's collection (server_api.js).
 bool HostCall(JSContext* cx, unsigned argc, JS::Value* vp) {
@@ -124,6 +150,9 @@ bool HostCall(JSContext* cx, unsigned argc, JS::Value* vp) {
   JS::UniqueChars chars = JS_EncodeStringToUTF8(cx, request);
   if (!chars) return false;
   std::string answer = (*host)(chars.get());
+  // Stopped while the host worked (by a script it ran in turn, a UDF, that took the interrupt):
+  // the run ends here, uncatchably, as the interrupt would have ended it.
+  if (ThreadEngine::ForThisThread().stop_requested()) return false;
   JSString* text = JS_NewStringCopyUTF8N(cx, JS::UTF8Chars(answer.data(), answer.size()));
   if (text == nullptr) return false;
   args.rval().setString(text);
@@ -273,6 +302,93 @@ Result<ScriptEngine::Outcome> ScriptEngine::Execute(const Run& run) {
   if (outcome["requestBody"].is_string()) result.request_body = outcome["requestBody"].get<std::string>();
   result.log = outcome.value("log", std::string());
   return result;
+}
+
+struct ScriptEngine::Functions::State {
+  State(ThreadEngine& engine, JSObject* global, std::chrono::milliseconds limit)
+      : engine(engine), global(engine.context(), global), watchdog(engine, limit) {}
+  ThreadEngine& engine;
+  JS::PersistentRootedObject global;
+  Watchdog watchdog;
+};
+
+ScriptEngine::Functions::Functions(std::unique_ptr<State> state) : state_(std::move(state)) {}
+
+ScriptEngine::Functions::~Functions() {
+  JSContext* cx = state_->engine.context();
+  state_.reset();
+  JS_MaybeGC(cx);
+}
+
+Result<std::unique_ptr<ScriptEngine::Functions>> ScriptEngine::Functions::Compile(
+    const std::vector<std::pair<std::string, std::string>>& bodies, std::chrono::milliseconds time_limit) {
+  ThreadEngine& engine = ThreadEngine::ForThisThread();
+  JSContext* cx = engine.context();
+  if (cx == nullptr) return Status::Internal("the JavaScript engine did not start");
+  JS::RealmOptions realm_options;
+  JS::RootedObject global(cx, JS_NewGlobalObject(cx, &kGlobalClass, nullptr, JS::FireOnNewGlobalHook, realm_options));
+  if (!global) return Status::Internal("the JavaScript engine could not make a global");
+  auto state = std::make_unique<State>(engine, global, time_limit);
+  JSAutoRealm realm(cx, global);
+  // Each function under its name; __cosmoliteCall(name, argumentsText, undefinedAt) calls one
+  // and answers its result's JSON text, or undefined.
+  std::string source = "globalThis.__cosmoliteFunctions = Object.create(null);\n";
+  for (const auto& [name, body] : bodies) {
+    source += "__cosmoliteFunctions[" + Json(name).dump() + "] = (" + body + "\n);\n";
+  }
+  source +=
+      "globalThis.__cosmoliteCall = (name, text, undefinedAt) => {\n"
+      "  const args = JSON.parse(text);\n"
+      "  for (const i of undefinedAt) args[i] = undefined;\n"
+      "  const result = __cosmoliteFunctions[name].apply(undefined, args);\n"
+      "  return result === undefined ? undefined : JSON.stringify(result);\n"
+      "};";
+  JS::RootedValue value(cx);
+  if (!Evaluate(cx, source, "udfs", &value)) {
+    unsigned line = 0;
+    std::string error = JS_IsExceptionPending(cx) ? TakeException(cx, &line) : std::string("stopped");
+    return Status::BadRequest("Encountered exception while compiling user-defined functions. Exception = " + error);
+  }
+  return std::unique_ptr<Functions>(new Functions(std::move(state)));
+}
+
+Result<std::optional<std::string>> ScriptEngine::Functions::Call(const std::string& name, const std::string& arguments,
+                                                                const std::vector<size_t>& undefined_at) {
+  ThreadEngine& engine = state_->engine;
+  JSContext* cx = engine.context();
+  if (engine.stop_requested()) return Status::RequestTimeout("The user-defined functions ran past the query's time limit.");
+  JSAutoRealm realm(cx, state_->global);
+  JS::RootedObject global(cx, state_->global);
+  JS::RootedValueArray<3> args(cx);
+  JSString* name_text = JS_NewStringCopyUTF8N(cx, JS::UTF8Chars(name.data(), name.size()));
+  JSString* arguments_text = JS_NewStringCopyUTF8N(cx, JS::UTF8Chars(arguments.data(), arguments.size()));
+  JS::RootedObject positions(cx, JS::NewArrayObject(cx, undefined_at.size()));
+  if (name_text == nullptr || arguments_text == nullptr || !positions) return Status::Internal("out of memory");
+  for (size_t index = 0; index < undefined_at.size(); ++index) {
+    if (!JS_SetElement(cx, positions, static_cast<uint32_t>(index), static_cast<double>(undefined_at[index]))) {
+      return Status::Internal("out of memory");
+    }
+  }
+  args[0].setString(name_text);
+  args[1].setString(arguments_text);
+  args[2].setObject(*positions);
+  JS::RootedValue result(cx);
+  if (!JS_CallFunctionName(cx, global, "__cosmoliteCall", args, &result)) {
+    if (!JS_IsExceptionPending(cx)) {
+      if (engine.stop_requested()) {
+        return Status::RequestTimeout("The user-defined function udf." + name + " ran past the query's time limit.");
+      }
+      return Status::BadRequest("Encountered exception while executing function udf." + name + ". Exception = out of memory");
+    }
+    unsigned line = 0;
+    return Status::BadRequest("Encountered exception while executing function udf." + name + ". Exception = " +
+                              TakeException(cx, &line));
+  }
+  if (result.isUndefined()) return std::optional<std::string>();
+  JS::RootedString text(cx, result.toString());
+  JS::UniqueChars chars = JS_EncodeStringToUTF8(cx, text);
+  if (!chars) return Status::Internal("a user-defined function's result could not be read");
+  return std::optional<std::string>(chars.get());
 }
 
 }  // namespace cosmos::engine

@@ -8,8 +8,12 @@
 
 #include <chrono>
 #include <functional>
+#include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "common/result.h"
 
@@ -56,6 +60,31 @@ class ScriptEngine {
   // with the script's error (a throw, a syntax error, too much recursion, out of memory);
   // kRequestTimeout when it runs past `run.time_limit`, when it is stopped wherever it is.
   static Result<Outcome> Execute(const Run& run);
+
+  // User-defined functions compiled once into a global of their own, then called many times:
+  // the UDFs of one query page. They see no context and no collection (UDFs compute only). Made,
+  // called and destroyed on one thread.
+  class Functions {
+   public:
+    // `bodies`: (name, function body). kBadRequest when one does not compile. Calls fail with
+    // kRequestTimeout once `time_limit` has passed since this call.
+    static Result<std::unique_ptr<Functions>> Compile(const std::vector<std::pair<std::string, std::string>>& bodies,
+                                                      std::chrono::milliseconds time_limit);
+    ~Functions();
+    Functions(const Functions&) = delete;
+    Functions& operator=(const Functions&) = delete;
+
+    // Calls `name` with `arguments`, a JSON array's text, in which the positions `undefined_at`
+    // lists are passed as undefined. The JSON text of the result, or nullopt for undefined.
+    // kBadRequest when it throws (or `name` is not one of them); kRequestTimeout past the limit.
+    Result<std::optional<std::string>> Call(const std::string& name, const std::string& arguments,
+                                            const std::vector<size_t>& undefined_at);
+
+   private:
+    struct State;
+    explicit Functions(std::unique_ptr<State> state);
+    std::unique_ptr<State> state_;
+  };
 };
 
 }  // namespace cosmos::engine

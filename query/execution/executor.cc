@@ -266,6 +266,7 @@ Result<QueryPage> ExecutePage(const BoundQuery& query, const Json& parameters, c
   ctx.query = &query;
   ctx.parameters = &params;
   ctx.functions.query_start = request.now;
+  ctx.functions.user_functions = request.user_functions;
   ctx.cancellation = Cancellation(request.cancel_at, request.stop);
 
   Json token;

@@ -66,6 +66,8 @@ struct PageRequest {
   // forever) is abandoned past `cancel_at` (408) or once `*stop` is raised (503).
   std::chrono::steady_clock::time_point cancel_at = std::chrono::steady_clock::time_point::max();
   const std::atomic<bool>* stop = nullptr;
+  // The udf.name(...) calls of the query (BoundQuery::user_functions); null when it makes none.
+  UserFunctions* user_functions = nullptr;
 };
 
 struct QueryPage {

@@ -12,6 +12,7 @@
 #include <unordered_map>
 
 #include "common/status.h"
+#include "query/functions/user_functions.h"
 #include "query/value.h"
 
 namespace cosmos::query {
@@ -24,6 +25,8 @@ struct FunctionContext {
   uint64_t work = 0;
   // A function that must fail the query (e.g. an invalid regular expression) sets this.
   Status error;
+  // The query's udf.name(...) calls go here; null: the query may call none.
+  UserFunctions* user_functions = nullptr;
 };
 
 // Work accounting of the functions over text: one unit per call plus one per 64 bytes touched.
