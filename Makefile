@@ -57,7 +57,7 @@ clean:
 .PHONY: bench
 BENCH_ARGS ?=
 bench: configure
-	@cmake --build $(BUILD_DIR) -j$(JOBS) --target cosmolite cosmolite_bench bench_raw_server bench_sqlite bench_query_parse
+	@cmake --build $(BUILD_DIR) -j$(JOBS) --target cosmolite cosmolite_bench bench_raw_server bench_sqlite bench_query_parse bench_scripts
 	@python3 bench/run_bench.py --build-dir $(BUILD_DIR) $(BENCH_ARGS)
 
 # Sustained load (bench/README.md, "Soak"): cosmolite on a fresh data directory under 16 clients of

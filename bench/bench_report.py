@@ -358,6 +358,30 @@ def render_query_engine(w, records):
     w("")
 
 
+def render_scripts(w, records):
+    scripts = next(iter(runs_of(records, "scripts", "scripts")), None)
+    if scripts is None:
+        return
+    w(f"## Server-side JavaScript (`bench_scripts`, in process, {scripts.get('documents')} documents of ~300 bytes)")
+    w("")
+    w("| work | with a script, µs | without, µs | ratio |")
+    w("|---|---:|---:|---:|")
+    rows = [("an empty stored procedure (JavaScript only / whole execution)", "empty_script_engine_us", "empty_procedure_us"),
+            ("per document created: bulk-import procedure / point creates", "procedure_create_per_document_us",
+             "point_create_per_document_us"),
+            ("per document deleted: bulk-delete procedure / point deletes", "procedure_delete_per_document_us",
+             "point_delete_per_document_us"),
+            ("per document of a query: a UDF call / the same expression natively", "udf_query_per_document_us",
+             "native_query_per_document_us")]
+    for what, scripted, plain in rows:
+        a, b = scripts.get(scripted), scripts.get(plain)
+        ratio = fmt(a / b, 2) if a is not None and b else "–"
+        if scripted == "empty_script_engine_us":
+            ratio = "–"
+        w(f"| {what} | {fmt(a, 1)} | {fmt(b, 1)} | {ratio} |")
+    w("")
+
+
 def telemetry_verdict(record, rate, seconds):
     if record is None:
         return None
@@ -523,6 +547,7 @@ def render(info, records, problems, args):
     render_writes_beside_scans(w, records, args)
     render_reads_beside_endless(w, records, args)
     render_query_engine(w, records)
+    render_scripts(w, records)
 
     w(f"## Telemetry ingest ({args.telemetry_rate:,} docs/s of 300 bytes offered for {args.telemetry_seconds:g} s)")
     w("")

@@ -9,6 +9,7 @@ transport (HTTPS, certificate not verified, N keep-alive connections):
   raw-beast       build/bench/bench_raw_server: a minimal Beast server answering a fixed JSON body
   sqlite          build/bench/bench_sqlite: raw SQLite insert and point-select loops, no HTTP
   query-engine    build/bench/bench_query_parse: parse+bind, cached prepare and query-plan rates
+  scripts         build/bench/bench_scripts: stored procedures and UDFs in process, beside the same work without
 
 cosmolite also runs bulk creates (100 operations per request, as the SDKs' bulk mode sends them)
 right after its point creates, and the report compares the two per document.
@@ -240,6 +241,7 @@ class Bench:
         self.raw_server = self.build / "bench" / "bench_raw_server"
         self.sqlite = self.build / "bench" / "bench_sqlite"
         self.query_parse = self.build / "bench" / "bench_query_parse"
+        self.scripts = self.build / "bench" / "bench_scripts"
         self.work = Path(tempfile.mkdtemp(prefix="cosmolite-bench-"))
         self.log_dir = self.build / "bench-logs"
         self.log_dir.mkdir(parents=True, exist_ok=True)
@@ -533,9 +535,23 @@ class Bench:
             self.problems.append(f"query parse benchmark failed (exit {code}) {reason[:300]}")
         self.records.extend(lines)
 
+    def run_scripts(self):
+        if not self.scripts.exists():
+            log(f"building {self.scripts.name}")
+            subprocess.run(["cmake", "--build", self.build, "--target", "bench_scripts"], check=True,
+                           stdout=subprocess.DEVNULL)
+        self.wait_for_quiet("scripts")
+        stderr_lines = []
+        lines, code = run_json_lines([self.scripts, "--seconds", self.args.parse_seconds],
+                                     20 * self.args.parse_seconds + 120, stderr_lines)
+        if code != 0:
+            reason = stderr_lines[-1] if stderr_lines else ""
+            self.problems.append(f"scripts benchmark failed (exit {code}) {reason[:300]}")
+        self.records.extend(lines)
+
     def run(self):
         steps = [("cosmolite", self.run_cosmolite), ("peer", self.run_peer), ("raw-beast", self.run_raw_beast),
-                 ("sqlite", self.run_sqlite), ("query-engine", self.run_query_parse)]
+                 ("sqlite", self.run_sqlite), ("query-engine", self.run_query_parse), ("scripts", self.run_scripts)]
         if not self.args.skip_plain_http:
             steps.insert(1, ("cosmolite-http", self.run_cosmolite_http))
         only = set(self.args.only.split(",")) if self.args.only else None
@@ -604,7 +620,7 @@ def main():
                              "create,bulk-create (names as cosmolite_bench --workload; also startup, and "
                              "indexing, beside-scans and beside-endless for those sections' extra runs)")
     parser.add_argument("--only", default="", help="comma-separated subset: cosmolite,cosmolite-http,peer,"
-                                                   "raw-beast,sqlite,query-engine (the report then lacks the "
+                                                   "raw-beast,sqlite,query-engine,scripts (the report then lacks the "
                                                    "others)")
     args = parser.parse_args()
     bench_report.NOISE_THRESHOLD = args.noise_threshold
