@@ -358,6 +358,64 @@ export default [
     },
   },
   {
+    name: "the documented async/await pattern: promises over the callbacks; abort() from a catch, or a rejection nobody handles, rolls back",
+    async run(ctx) {
+      const { container } = await ctx.container();
+      for (let i = 0; i < 5; i++) await container.items.create({ id: `a${i}`, pk: "p", n: i });
+      const helpers = `
+        const query = (sql, options) => new Promise((resolve, reject) => {
+          const accepted = __.queryDocuments(__.getSelfLink(), sql, options, (err, feed, responseOptions) => {
+            if (err) reject(err); else resolve({ feed, responseOptions });
+          });
+          if (!accepted) reject(new Error(429, "queryDocuments was not accepted."));
+        });
+        const replace = (doc) => new Promise((resolve, reject) => {
+          const accepted = __.replaceDocument(doc._self, doc, (err, result) => { if (err) reject(err); else resolve(result); });
+          if (!accepted) reject(new Error(429, "replaceDocument was not accepted."));
+        });`;
+      const procedure = await define(container, "touchAll", `function touchAll(failAt) {
+        ${helpers}
+        async function main() {
+          let continuation;
+          let touched = 0;
+          do {
+            const { feed, responseOptions } = await query("SELECT * FROM c", { continuation, pageSize: 2 });
+            for (const doc of feed) {
+              if (doc.n === failAt) throw new Error(412, "refusing " + doc.id);
+              doc.touched = true;
+              await replace(doc);
+              touched++;
+            }
+            continuation = responseOptions.continuation;
+          } while (continuation);
+          getContext().getResponse().setBody(touched);
+        }
+        main().catch((err) => getContext().abort(err));
+      }`);
+      const failed = await a.rejects(procedure.execute("p", [3]), 400, "aborted", { substatus: 412 });
+      a.match(failed.message, /refusing a3/, "abort's error");
+      const untouched = await container.items.query("SELECT VALUE COUNT(1) FROM c WHERE c.touched = true", { partitionKey: "p" }).fetchAll();
+      a.eq(untouched.resources[0], 0, "the replaces before the abort rolled back");
+      a.eq((await procedure.execute("p", [-1])).resource, 5, "all touched");
+      const touched = await container.items.query("SELECT VALUE COUNT(1) FROM c WHERE c.touched = true", { partitionKey: "p" }).fetchAll();
+      a.eq(touched.resources[0], 5, "committed");
+
+      const careless = await define(container, "careless", `function careless() {
+        ${helpers}
+        (async () => {
+          const { feed } = await query("SELECT * FROM c", {});
+          feed[0].careless = true;
+          await replace(feed[0]);
+          throw new Error("nobody catches this");
+        })();
+      }`);
+      const unhandled = await a.rejects(careless.execute("p", []), 400, "unhandled rejection");
+      a.match(unhandled.message, /nobody catches this/, "its error");
+      const carelessCount = await container.items.query("SELECT VALUE COUNT(1) FROM c WHERE c.careless = true", { partitionKey: "p" }).fetchAll();
+      a.eq(carelessCount.resources[0], 0, "rolled back");
+    },
+  },
+  {
     name: "the service's script API: links, ErrorCodes, __, new Error(number, message), appendValue",
     async run(ctx) {
       const { database, container } = await ctx.container();

@@ -11,7 +11,9 @@
 #include <js/CallAndConstruct.h>
 #include <js/PropertyAndElement.h>
 #include <js/ValueArray.h>
+#include <js/Promise.h>
 #include <js/Proxy.h>
+#include <jsfriendapi.h>
 #include <js/SourceText.h>
 #include <js/experimental/JSStencil.h>
 #include <js/Stack.h>
@@ -54,13 +56,16 @@ class ThreadEngine {
       std::atexit([] { JS_ShutDown(); });
     });
     context_ = JS_NewContext(ScriptEngine::kHeapBytes);
-    if (context_ == nullptr || !JS::InitSelfHostedCode(context_)) return;
+    // Promise jobs (async functions, awaits) run when the host runs them, between a script's steps.
+    if (context_ == nullptr || !js::UseInternalJobQueues(context_) || !JS::InitSelfHostedCode(context_)) return;
     // Deep recursion ends with "too much recursion" well inside the thread's stack.
     JS_SetNativeStackQuota(context_, kNativeStackQuota);
     JS_AddInterruptCallback(context_, [](JSContext*) { return !ForThisThread().stop_requested_; });
+    JS::SetPromiseRejectionTrackerCallback(context_, TrackRejection, this);
     JS::RealmOptions options;
     global_ = new JS::PersistentRootedObject(
         context_, JS_NewGlobalObject(context_, &kGlobalClass, nullptr, JS::FireOnNewGlobalHook, options));
+    rejections_ = new JS::PersistentRootedObject(context_);
     watchdog_ = std::thread([this] { WatchLoop(); });
   }
   ThreadEngine(const ThreadEngine&) = delete;
@@ -75,6 +80,7 @@ class ThreadEngine {
       watchdog_.join();
     }
     server_api_ = nullptr;
+    delete rejections_;
     delete global_;  // unrooted before the context goes
     if (context_ != nullptr) JS_DestroyContext(context_);
   }
@@ -104,6 +110,10 @@ class ThreadEngine {
     wake_.notify_all();
   }
 
+  // The promises of the run in progress rejected with no handler (yet), in a JS array; null while
+  // no run tracks them (RejectionScope).
+  JS::PersistentRootedObject& rejections() { return *rejections_; }
+
   // The server-side API (server_api.js) compiled once; null when it does not compile.
   JS::Stencil* ServerApi(const JS::ReadOnlyCompileOptions& options, std::string_view source) {
     if (!server_api_) {
@@ -122,6 +132,27 @@ class ThreadEngine {
  private:
   static constexpr size_t kNativeStackQuota = 1024 * 1024;
 
+  // Keeps rejections() current: a rejected promise without a handler is added, and taken out again
+  // (set to null) if it gets one later.
+  static void TrackRejection(JSContext* cx, bool, JS::HandleObject promise, JS::PromiseRejectionHandlingState state,
+                             void* data) {
+    auto* engine = static_cast<ThreadEngine*>(data);
+    if (engine->rejections_ == nullptr || engine->rejections_->get() == nullptr) return;
+    JS::HandleObject list = *engine->rejections_;
+    uint32_t length = 0;
+    if (!JS::GetArrayLength(cx, list, &length)) return;
+    if (state == JS::PromiseRejectionHandlingState::Unhandled) {
+      (void)JS_SetElement(cx, list, length, promise);
+      return;
+    }
+    for (uint32_t index = 0; index < length; ++index) {
+      JS::RootedValue element(cx);
+      if (JS_GetElement(cx, list, index, &element) && element.isObject() && &element.toObject() == promise) {
+        (void)JS_SetElement(cx, list, index, JS::NullHandleValue);
+      }
+    }
+  }
+
   void WatchLoop() {
     std::unique_lock lock(mutex_);
     while (!exiting_) {
@@ -130,15 +161,18 @@ class ThreadEngine {
       } else if (std::chrono::steady_clock::now() < *deadline_) {
         wake_.wait_until(lock, *deadline_);
       } else {
+        // Past the deadline: interrupt, and again every 10 ms until the run is disarmed, since a
+        // stopped promise job does not end the others the host runs after it.
         stop_requested_ = true;
         JS_RequestInterruptCallback(context_);
-        deadline_.reset();  // once: the run ends, and its Disarm finds nothing to do
+        wake_.wait_for(lock, std::chrono::milliseconds(10));
       }
     }
   }
 
   JSContext* context_ = nullptr;
   JS::PersistentRootedObject* global_ = nullptr;
+  JS::PersistentRootedObject* rejections_ = nullptr;
   RefPtr<JS::Stencil> server_api_;
   std::atomic<bool> stop_requested_{false};
   const ScriptEngine::Host* host_ = nullptr;
@@ -199,6 +233,37 @@ class HostScope {
   HostScope(const HostScope&) = delete;
   HostScope& operator=(const HostScope&) = delete;
   ~HostScope() { engine_.set_host(nullptr); }
+
+ private:
+  ThreadEngine& engine_;
+};
+
+// Tracks the promises a run rejects without a handler (ThreadEngine::rejections) while it lives.
+class RejectionScope {
+ public:
+  explicit RejectionScope(ThreadEngine& engine) : engine_(engine) {
+    engine_.rejections() = JS::NewArrayObject(engine_.context(), 0);
+  }
+  RejectionScope(const RejectionScope&) = delete;
+  RejectionScope& operator=(const RejectionScope&) = delete;
+  ~RejectionScope() { engine_.rejections() = nullptr; }
+
+  // Makes the reason of the first promise still unhandled the pending exception; false when none is.
+  bool RaiseFirst(JSContext* cx) {
+    if (engine_.rejections().get() == nullptr) return false;
+    JS::HandleObject list = engine_.rejections();
+    uint32_t length = 0;
+    if (!JS::GetArrayLength(cx, list, &length)) return false;
+    for (uint32_t index = 0; index < length; ++index) {
+      JS::RootedValue element(cx);
+      if (!JS_GetElement(cx, list, index, &element) || !element.isObject()) continue;
+      JS::RootedObject promise(cx, &element.toObject());
+      JS::RootedValue reason(cx, JS::GetPromiseResult(promise));
+      JS_SetPendingException(cx, reason);
+      return true;
+    }
+    return false;
+  }
 
  private:
   ThreadEngine& engine_;
@@ -302,11 +367,29 @@ Result<ScriptEngine::Outcome> ScriptEngine::Execute(const Run& run) {
   }
   std::string arguments = run.kind == Run::Kind::kProcedure && !run.arguments.empty() ? std::string(run.arguments)
                                                                                        : std::string("[]");
-  std::string source = "__cosmoliteRun((" + std::string(run.body) + "\n), " + arguments + ");";
+  std::string source = "__cosmoliteStart((" + std::string(run.body) + "\n), " + arguments + ");";
   bool finished = false;
   {
     Watchdog watchdog(engine, run.time_limit);
+    RejectionScope rejections(engine);
+    // The script, then its promise jobs and queued callbacks, one step at a time, until neither
+    // is left (server_api.js).
     finished = Evaluate(cx, source, "script", &value);
+    while (finished) {
+      js::RunJobs(cx);
+      if (engine.stop_requested()) {
+        finished = false;
+        break;
+      }
+      JS::RootedValue more(cx);
+      finished = JS_CallFunctionName(cx, global, "__cosmoliteStep", JS::HandleValueArray::empty(), &more);
+      if (!more.isTrue()) break;
+    }
+    // A promise rejected with nobody to handle it fails the run as a throw would.
+    if (finished) finished = !rejections.RaiseFirst(cx);
+    if (finished) {
+      finished = JS_CallFunctionName(cx, global, "__cosmoliteOutcome", JS::HandleValueArray::empty(), &value);
+    }
   }
   // A failed run may have filled the heap (out of memory, a loop stopped mid-allocation), and the
   // globals of earlier runs pile up faster than the engine's own pace collects them: past a quarter

@@ -7,8 +7,9 @@
 //                          (engine/scripts/partition_collection.h says which).
 //   __cosmoliteSetup       what the execution is: {kind: "procedure"|"pre"|"post", selfLink,
 //                          altLink, requestBody, operation, responseBody, maxResponseBodySize}.
-// It leaves __cosmoliteRun(fn, args), which calls the script, then the callbacks of the operations
-// it queued, in order, until none is left, and answers the outcome as JSON text.
+// It leaves __cosmoliteStart(fn, args), which calls the script, __cosmoliteStep(), which runs the
+// callback of the next operation it queued, and __cosmoliteOutcome(), its outcome as JSON text;
+// the host runs the promise jobs (async functions, awaits) between the steps.
 //
 // As on the service, the collection's calls are asynchronous: each answers at once whether it was
 // accepted (false once the execution's budget is spent: the script should then stop and report how
@@ -62,6 +63,8 @@
 
   // Callbacks of accepted operations, run in order once the current function returns.
   const queued = [];
+  // Set by getContext().abort(error): {error}.
+  let aborted;
 
   // A failed operation's error as the service gives it: the status as `number`, and its message
   // as the service words it, {"Errors":["…"]}, in `message` and `body`.
@@ -303,8 +306,12 @@
   response.getMaxResponseBodySize = () => setup.maxResponseBodySize;
   const context = {
     getCollection: () => collection,
-    // Ends the script and rolls back everything it did, as a throw does.
-    abort(error) { throw error !== undefined ? error : newError(400, "The script aborted."); },
+    // Ends the script and rolls back everything it did, as a throw does — also from a promise's
+    // handler (the documented async pattern: main().catch((err) => getContext().abort(err))).
+    abort(error) {
+      aborted = { error: error !== undefined ? error : newError(400, "The script aborted.") };
+      throw aborted.error;
+    },
   };
   context.getRequest = () => request;
   if (setup.kind !== "pre") context.getResponse = () => response;
@@ -331,10 +338,25 @@
     __: { value: collection },
     ErrorCodes: { value: ErrorCodes },
     console: { value: Object.freeze({ log: logLine }) },
-    __cosmoliteRun: {
+    // The host drives a run: __cosmoliteStart, then __cosmoliteStep until it answers false (running
+    // the promise jobs in between), then __cosmoliteOutcome. A getContext().abort() — from a
+    // promise's handler, where a throw would be swallowed — fails the step or outcome after it.
+    __cosmoliteStart: {
       value(script, args) {
         script.apply(undefined, args);
-        while (queued.length > 0) queued.shift()();
+      },
+    },
+    __cosmoliteStep: {
+      value() {
+        if (aborted) throw aborted.error;
+        if (queued.length === 0) return false;
+        queued.shift()();
+        return true;
+      },
+    },
+    __cosmoliteOutcome: {
+      value() {
+        if (aborted) throw aborted.error;
         const body = responseValues.Body;
         return JSON.stringify({
           responseBody: responseValues.changed && body !== undefined ? JSON.stringify(body) ?? null : null,
