@@ -520,34 +520,27 @@ class Bench:
         self.records.extend(lines)
         shutil.rmtree(database.parent, ignore_errors=True)
 
-    def run_query_parse(self):
-        if not self.query_parse.exists():
-            # `make bench` may predate this tool: build it (the query library is already built).
-            log(f"building {self.query_parse.name}")
-            subprocess.run(["cmake", "--build", self.build, "--target", "bench_query_parse"], check=True,
+    def run_tool(self, tool, name, argv, timeout):
+        """One of the in-process benchmarks: built if `make bench` predates it, run once the machine is quiet."""
+        if not tool.exists():
+            log(f"building {tool.name}")
+            subprocess.run(["cmake", "--build", self.build, "--target", tool.name], check=True,
                            stdout=subprocess.DEVNULL)
-        self.wait_for_quiet("query parse")
+        self.wait_for_quiet(name)
         stderr_lines = []
-        lines, code = run_json_lines([self.query_parse, "--seconds", self.args.parse_seconds],
-                                     10 * self.args.parse_seconds + 60, stderr_lines)
+        lines, code = run_json_lines([tool, *argv], timeout, stderr_lines)
         if code != 0:
             reason = stderr_lines[-1] if stderr_lines else ""
-            self.problems.append(f"query parse benchmark failed (exit {code}) {reason[:300]}")
+            self.problems.append(f"{name} benchmark failed (exit {code}) {reason[:300]}")
         self.records.extend(lines)
 
+    def run_query_parse(self):
+        self.run_tool(self.query_parse, "query parse", ["--seconds", self.args.parse_seconds],
+                      10 * self.args.parse_seconds + 60)
+
     def run_scripts(self):
-        if not self.scripts.exists():
-            log(f"building {self.scripts.name}")
-            subprocess.run(["cmake", "--build", self.build, "--target", "bench_scripts"], check=True,
-                           stdout=subprocess.DEVNULL)
-        self.wait_for_quiet("scripts")
-        stderr_lines = []
-        lines, code = run_json_lines([self.scripts, "--seconds", self.args.parse_seconds],
-                                     20 * self.args.parse_seconds + 120, stderr_lines)
-        if code != 0:
-            reason = stderr_lines[-1] if stderr_lines else ""
-            self.problems.append(f"scripts benchmark failed (exit {code}) {reason[:300]}")
-        self.records.extend(lines)
+        self.run_tool(self.scripts, "scripts", ["--seconds", self.args.parse_seconds],
+                      20 * self.args.parse_seconds + 120)
 
     def run(self):
         steps = [("cosmolite", self.run_cosmolite), ("peer", self.run_peer), ("raw-beast", self.run_raw_beast),

@@ -79,12 +79,13 @@ std::optional<std::vector<uint8_t>> Base64Decode(std::string_view text) {
   return out;
 }
 
-std::string PercentEncode(std::string_view text) {
+std::string PercentEncode(std::string_view text, std::string_view also_safe) {
   static constexpr char kHex[] = "0123456789ABCDEF";
   std::string encoded;
   encoded.reserve(text.size());
   for (unsigned char c : text) {
-    if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~') {
+    if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~' ||
+        also_safe.find(static_cast<char>(c)) != std::string_view::npos) {
       encoded += static_cast<char>(c);
     } else {
       encoded += '%';

@@ -18,8 +18,8 @@ std::optional<std::vector<uint8_t>> Base64Decode(std::string_view text);
 // Returns nullopt for a malformed escape.
 std::optional<std::string> PercentDecode(std::string_view text);
 // Percent-encodes every byte but the unreserved ones (letters, digits, '-', '_', '.', '~'), as
-// JavaScript's encodeURIComponent does.
-std::string PercentEncode(std::string_view text);
+// JavaScript's encodeURIComponent does, and those of `also_safe`.
+std::string PercentEncode(std::string_view text, std::string_view also_safe = {});
 
 // Appends the UTF-8 encoding of one code point (at most U+10FFFF).
 void AppendUtf8(std::string& out, char32_t code_point);

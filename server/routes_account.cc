@@ -2,14 +2,8 @@
 // offers and conflicts.
 #include "server/route_handlers.h"
 
-#include <cctype>
-#include <charconv>
-#include <cstring>
-#include <string_view>
-
 #include "common/encoding.h"
 #include "common/json.h"
-#include "server/auth.h"
 #include "server/headers.h"
 #include "server/request_reading.h"
 #include "server/response_building.h"

@@ -2,14 +2,10 @@
 // the change feed, patch, partition deletes and batches.
 #include "server/route_handlers.h"
 
-#include <cctype>
 #include <charconv>
-#include <cstring>
 #include <string_view>
 
 #include "common/encoding.h"
-#include "common/json.h"
-#include "server/auth.h"
 #include "server/headers.h"
 #include "server/request_reading.h"
 #include "server/response_building.h"
@@ -92,18 +88,7 @@ Result<HttpResponse> QueryItems(const RouteCall& call) {
 // Content-Location of a point operation: the document's name-based path, each id percent-encoded
 // where a URL path may not carry it as is.
 static std::string EncodePathSegment(const std::string& segment) {
-  static constexpr char kHex[] = "0123456789ABCDEF";
-  std::string encoded;
-  for (unsigned char c : segment) {
-    if (std::isalnum(c) || (c != 0 && std::strchr("-._~!$&'()*+,;=:@", c) != nullptr)) {
-      encoded += static_cast<char>(c);
-    } else {
-      encoded += '%';
-      encoded += kHex[c >> 4];
-      encoded += kHex[c & 15];
-    }
-  }
-  return encoded;
+  return PercentEncode(segment, "!$&'()*+,;=:@");  // RFC 3986: a path segment may carry these as they are
 }
 
 static HttpResponse WithContentLocation(HttpResponse response, const RouteCall& call, const std::string& id) {

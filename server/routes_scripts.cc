@@ -1,14 +1,7 @@
 // Routes (route_handlers.h): stored procedures, triggers and user-defined functions.
 #include "server/route_handlers.h"
 
-#include <cctype>
-#include <charconv>
-#include <cstring>
-#include <string_view>
-
 #include "common/encoding.h"
-#include "common/json.h"
-#include "server/auth.h"
 #include "server/headers.h"
 #include "server/request_reading.h"
 #include "server/response_building.h"

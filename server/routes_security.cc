@@ -1,14 +1,8 @@
 // Routes (route_handlers.h): users and permissions.
 #include "server/route_handlers.h"
 
-#include <cctype>
 #include <charconv>
-#include <cstring>
-#include <string_view>
 
-#include "common/encoding.h"
-#include "common/json.h"
-#include "server/auth.h"
 #include "server/headers.h"
 #include "server/request_reading.h"
 #include "server/response_building.h"
@@ -17,8 +11,8 @@ namespace cosmos::server {
 
 // --- Users and permissions -----------------------------------------------------------------
 
-engine::UserAddress UserOf(const ResourcePath& path) { return {NameAt(path, 0), NameAt(path, 1)}; }
-engine::PermissionAddress PermissionOf(const ResourcePath& path) { return {UserOf(path), NameAt(path, 2)}; }
+static engine::UserAddress UserOf(const ResourcePath& path) { return {NameAt(path, 0), NameAt(path, 1)}; }
+static engine::PermissionAddress PermissionOf(const ResourcePath& path) { return {UserOf(path), NameAt(path, 2)}; }
 
 // x-ms-documentdb-expiry-seconds: how long the resource tokens of a permission answer last.
 static Result<std::optional<int64_t>> TokenSecondsOf(const HttpRequest& request) {

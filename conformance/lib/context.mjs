@@ -4,6 +4,7 @@ import https from "node:https";
 import crypto from "node:crypto";
 import { CosmosClient } from "@azure/cosmos";
 import { rawRequest } from "./raw.mjs";
+import { ServerProcess } from "./server.mjs";
 
 const runTag = crypto.randomBytes(3).toString("hex");
 let counter = 0;
@@ -66,6 +67,17 @@ export class TestContext {
       }
     });
     return database;
+  }
+
+  // A cosmolite of the test's own, started with extra flags in the suite's mode, with a client of
+  // it; both stopped after the test. Tests that use it require "managed".
+  async ownServer(extraArgs) {
+    const server = new ServerProcess({ tls: this.tls, extraArgs });
+    this.defer(() => server.stop());
+    await server.start();
+    const client = makeClient(server.endpoint, server.key);
+    this.defer(() => client.dispose());
+    return { server, client };
   }
 
   // A database plus a container partitioned on /pk (or the given definition).

@@ -8,8 +8,6 @@
 // written for a script that ignores them.
 import { ChangeFeedStartFrom } from "@azure/cosmos";
 import * as a from "../lib/assert.mjs";
-import { makeClient } from "../lib/context.mjs";
-import { ServerProcess } from "../lib/server.mjs";
 
 // Creates documents one after another until done or no longer accepted; answers how many.
 const bulkImport = `function bulkImport(docs) {
@@ -124,13 +122,9 @@ async function deleteAll(procedure, pk, query) {
   }
 }
 
-// A server of the test's own with a short script time limit; stopped when the test ends.
+// A container on a server of the test's own with a short script time limit.
 async function shortLimitServer(ctx, milliseconds) {
-  const server = new ServerProcess({ tls: ctx.tls, extraArgs: ["--script-time-limit", String(milliseconds)] });
-  ctx.defer(() => server.stop());
-  await server.start();
-  const client = makeClient(server.endpoint, server.key);
-  ctx.defer(() => client.dispose());
+  const { client } = await ctx.ownServer(["--script-time-limit", String(milliseconds)]);
   const { database } = await client.databases.create({ id: ctx.uid("db") });
   const { container } = await database.containers.create({ id: "c", partitionKey: { paths: ["/pk"] } });
   return container;

@@ -3,8 +3,6 @@
 // service's argument and result semantics (undefined is passed and dropped, numbers are doubles);
 // and the errors of a missing UDF, one that throws, and one that never returns.
 import * as a from "../lib/assert.mjs";
-import { makeClient } from "../lib/context.mjs";
-import { ServerProcess } from "../lib/server.mjs";
 
 const tax = "function tax(income) { if (income === undefined) return 'no income'; return income < 1000 ? income * 0.1 : income * 0.2; }";
 
@@ -79,11 +77,7 @@ export default [
     name: "a UDF that never returns is stopped at the query's time limit (408)",
     requires: ["managed"],
     async run(ctx) {
-      const server = new ServerProcess({ tls: ctx.tls, extraArgs: ["--query-time-limit", "1"] });
-      ctx.defer(() => server.stop());
-      await server.start();
-      const client = makeClient(server.endpoint, server.key);
-      ctx.defer(() => client.dispose());
+      const { client } = await ctx.ownServer(["--query-time-limit", "1"]);
       const { database } = await client.databases.create({ id: ctx.uid("db") });
       const { container } = await database.containers.create({ id: "c", partitionKey: { paths: ["/pk"] } });
       await container.items.create({ id: "x", pk: "p" });

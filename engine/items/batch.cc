@@ -75,21 +75,6 @@ Result<BatchOperation> ParseOperation(const Json& entry, size_t index) {
   return operation;
 }
 
-// A document of a batch operation as a point write would have it after ParseItem; `text` receives
-// its compact serialization, which the write stores (extended in place) rather than serializing again.
-Result<ParsedItem> ParsedDocument(Json body, std::string& text) {
-  if (!body.is_object()) return Status::BadRequest("The document must be a JSON object.");
-  text = body.dump();
-  if (text.size() > kMaxDocumentBytes) return Status::RequestEntityTooLarge("Request size is too large");
-  COSMOS_RETURN_IF_ERROR(CheckNesting(text, "document"));
-  COSMOS_RETURN_IF_ERROR(ValidateItemId(body));
-  ParsedItem parsed;
-  parsed.compact = true;
-  parsed.id = body["id"].get<std::string>();
-  parsed.document = std::move(body);
-  return parsed;
-}
-
 int SuccessStatus(OperationType type, const ResourceResponse& response) {
   switch (type) {
     case OperationType::kCreate: return 201;
@@ -140,7 +125,7 @@ Result<ResourceResponse> Items::RunOperation(Step* step, const ContainerAddress&
                            : Patch(key, patch, operation.preconditions);
   }
   std::string text;
-  COSMOS_ASSIGN_OR_RETURN(ParsedItem item, ParsedDocument(operation.body, text));
+  COSMOS_ASSIGN_OR_RETURN(ParsedItem item, ParseDocument(operation.body, text));
   ItemWrite write{address, partition_key, text, operation.preconditions, &item};
   WriteMode mode = operation.type == OperationType::kCreate   ? WriteMode::kCreate
                    : operation.type == OperationType::kUpsert ? WriteMode::kUpsert

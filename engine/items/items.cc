@@ -123,6 +123,19 @@ Result<ParsedItem> Items::ParseItem(std::string_view body) {
   return parsed;
 }
 
+Result<ParsedItem> Items::ParseDocument(Json body, std::string& text) {
+  if (!body.is_object()) return Status::BadRequest("The document must be a JSON object.");
+  text = body.dump();
+  if (text.size() > kMaxDocumentBytes) return Status::RequestEntityTooLarge("Request size is too large");
+  COSMOS_RETURN_IF_ERROR(CheckNesting(text, "document"));
+  COSMOS_RETURN_IF_ERROR(ValidateItemId(body));
+  ParsedItem parsed;
+  parsed.compact = true;
+  parsed.id = body["id"].get<std::string>();
+  parsed.document = std::move(body);
+  return parsed;
+}
+
 Result<ResourceResponse> Items::Create(const ItemWrite& write) {
   return Write(write, WriteMode::kCreate, nullptr);
 }

@@ -30,6 +30,10 @@ class Items {
   // The checks of a document's text that come before any other of a write (see ParsedItem).
   // Thread-safe, and touches no store.
   static Result<ParsedItem> ParseItem(std::string_view body);
+  // The same checks of a document given as JSON (a batch operation's, a script's); `text`
+  // receives its compact serialization, which the write stores (extended in place) rather than
+  // serializing it again.
+  static Result<ParsedItem> ParseDocument(Json body, std::string& text);
 
   // kOwnerResourceNotFound when the container is missing; kBadRequest for a malformed
   // document or id; kPartitionKeyMismatch when the header disagrees with the document;

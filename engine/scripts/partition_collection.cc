@@ -140,17 +140,10 @@ Result<std::string> PartitionCollection::Write(const Json& request, Items::Write
   } else {
     COSMOS_RETURN_IF_ERROR(CheckCollectionLink(link));
   }
-  auto body = request.find("body");
-  if (body == request.end() || !body->is_object()) return Status::BadRequest("The document must be a JSON object.");
-  Json document = *body;  // given an id by server_api.js unless the script asked it not to
-  std::string text = document.dump();
-  if (text.size() > kMaxDocumentBytes) return Status::RequestEntityTooLarge("Request size is too large");
-  COSMOS_RETURN_IF_ERROR(CheckNesting(text, "document"));
-  COSMOS_RETURN_IF_ERROR(ValidateItemId(document));
-  ParsedItem parsed;
-  parsed.compact = true;
-  parsed.id = document["id"].get<std::string>();
-  parsed.document = std::move(document);
+  // The document is given an id by server_api.js unless the script asked it not to.
+  const Json& body = request.contains("body") ? request["body"] : Json();
+  std::string text;
+  COSMOS_ASSIGN_OR_RETURN(ParsedItem parsed, Items::ParseDocument(body, text));
   Preconditions preconditions;
   preconditions.if_match = StringOption(options, "etag");
   ItemWrite write{address_, partition_key_header_, text, preconditions, &parsed};

@@ -193,8 +193,8 @@ Result<ResourceResponse> Scripts::WriteWithTriggers(const TriggeredWrite& reques
   if (request.operation == Operation::kDelete) {
     COSMOS_ASSIGN_OR_RETURN(response, items_.DeleteIn(step, request.key, request.write.preconditions));
   } else {
-    std::string text = document.dump();
-    COSMOS_ASSIGN_OR_RETURN(ParsedItem parsed, Items::ParseItem(text));
+    std::string text;
+    COSMOS_ASSIGN_OR_RETURN(ParsedItem parsed, Items::ParseDocument(document, text));
     ItemWrite write = request.write;
     write.body = text;
     write.parsed = &parsed;
