@@ -14,6 +14,7 @@
 
 #include "engine/account.h"
 #include "engine/maintenance/background_worker.h"
+#include "engine/scripts/script_engine.h"
 #include "server/http_server.h"
 #include "server/official_emulator_settings.h"
 #include "server/readiness_probe.h"
@@ -54,6 +55,7 @@ struct Flags {
   int workers = 4;
   int query_time_limit_s = 30;
   int script_time_limit_ms = 5000;
+  int script_memory_limit_mb = 64;
   std::string log_level = "info";
   bool sync_full = false;
   int min_physical_partitions = 1;
@@ -193,6 +195,9 @@ int main(int argc, char** argv) {
   app.add_option("--script-time-limit", flags.script_time_limit_ms,
                  "milliseconds a stored procedure may run before it is stopped with 408 RequestTimeout")
       ->envname("COSMOLITE_SCRIPT_TIME_LIMIT")->capture_default_str()->check(CLI::Range(10, 600000));
+  app.add_option("--script-memory-limit", flags.script_memory_limit_mb,
+                 "megabytes of JavaScript heap a stored procedure, trigger or UDF may use; past it, 400 out of memory")
+      ->envname("COSMOLITE_SCRIPT_MEMORY_LIMIT")->capture_default_str()->check(CLI::Range(8, 4096));
   app.add_option("--log-level", flags.log_level, "trace, debug, info, warn, error or off")
       ->envname("COSMOLITE_LOG_LEVEL")->capture_default_str();
   app.add_flag("--sync-full", flags.sync_full,
@@ -311,6 +316,7 @@ int main(int argc, char** argv) {
   account_options.rate_limit = flags.rate_limit;
   account_options.query_time_limit = std::chrono::seconds(flags.query_time_limit_s);
   account_options.script_time_limit = std::chrono::milliseconds(flags.script_time_limit_ms);
+  cosmos::engine::ScriptEngine::SetHeapBytes(static_cast<size_t>(flags.script_memory_limit_mb) * 1024 * 1024);
   cosmos::engine::Account account(std::move(store).value(), account_options);
   if (auto upgraded = account.UpgradeDataFile(); !upgraded.ok()) {
     return Fail("cannot upgrade the data file: " + upgraded.message());

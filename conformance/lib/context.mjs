@@ -4,7 +4,7 @@ import https from "node:https";
 import crypto from "node:crypto";
 import { CosmosClient } from "@azure/cosmos";
 import { rawRequest } from "./raw.mjs";
-import { ServerProcess } from "./server.mjs";
+import { ServerProcess, makeTempDir, removeDir } from "./server.mjs";
 
 const runTag = crypto.randomBytes(3).toString("hex");
 let counter = 0;
@@ -69,10 +69,13 @@ export class TestContext {
     return database;
   }
 
-  // A cosmolite of the test's own, started with extra flags in the suite's mode, with a client of
-  // it; both stopped after the test. Tests that use it require "managed".
-  async ownServer(extraArgs) {
-    const server = new ServerProcess({ tls: this.tls, extraArgs });
+  // A cosmolite of the test's own, started with extra flags in the suite's mode (in memory, or on a
+  // data directory of its own with `onDisk`), with a client of it; all gone after the test. Tests
+  // that use it require "managed".
+  async ownServer(extraArgs, { onDisk = false } = {}) {
+    const dataDir = onDisk ? makeTempDir() : null;
+    if (dataDir) this.defer(() => removeDir(dataDir));
+    const server = new ServerProcess({ tls: this.tls, extraArgs, dataDir });
     this.defer(() => server.stop());
     await server.start();
     const client = makeClient(server.endpoint, server.key);

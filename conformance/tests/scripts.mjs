@@ -138,6 +138,25 @@ tests.push(
     },
   },
   {
+    name: "execute: --script-memory-limit caps a run's heap; past it 400 out of memory, and the next run is whole",
+    requires: ["managed"],
+    async run(ctx) {
+      // Strings of 1 MB each, flattened (indexOf) so that their characters are really allocated.
+      const hungry = "function hungry(mb) { const kept = []; for (let i = 0; i < mb; i++) { const s = 'x'.repeat(1 << 20) + i; " +
+        "s.indexOf('y'); kept.push(s); } getContext().getResponse().setBody(kept.length); }";
+      const { client } = await ctx.ownServer(["--script-memory-limit", "16"]);
+      const { database } = await client.databases.create({ id: ctx.uid("db") });
+      const { container } = await database.containers.create({ id: "c", partitionKey: { paths: ["/pk"] } });
+      await container.scripts.storedProcedures.create({ id: "hungry", body: hungry });
+      const error = await a.rejects(container.scripts.storedProcedure("hungry").execute("p", [32]), 400, "32 MB in 16");
+      a.match(error.message, /out of memory/, "the engine's words");
+      a.eq((await container.scripts.storedProcedure("hungry").execute("p", [4])).resource, 4, "4 MB fit");
+      const { container: roomy } = await ctx.container();
+      await roomy.scripts.storedProcedures.create({ id: "hungry", body: hungry });
+      a.eq((await roomy.scripts.storedProcedure("hungry").execute("p", [32])).resource, 32, "the default (64 MB) holds 32 MB");
+    },
+  },
+  {
     name: "execute: one run leaves nothing for the next",
     async run(ctx) {
       const { container } = await ctx.container();

@@ -454,4 +454,22 @@ export default [
       a.status(await container.items.create({ id: "after", pk: "a" }), 201, "the server goes on");
     },
   },
+  {
+    name: "a procedure that spins holds the writes, not the reads: on a data directory a read is served meanwhile",
+    requires: ["managed"],
+    async run(ctx) {
+      const { client } = await ctx.ownServer(["--script-time-limit", "1500"], { onDisk: true });
+      const { database } = await client.databases.create({ id: ctx.uid("db") });
+      const { container } = await database.containers.create({ id: "c", partitionKey: { paths: ["/pk"] } });
+      await container.items.create({ id: "x", pk: "p" });
+      await container.scripts.storedProcedures.create({ id: "spin", body: "function spin() { for (;;) {} }" });
+      const spinning = a.rejects(container.scripts.storedProcedure("spin").execute("p", []), 408, "spins to its limit");
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      const started = Date.now();
+      a.status(await container.item("x", "p").read(), 200, "a read meanwhile");
+      const readMs = Date.now() - started;
+      await spinning;
+      a.ok(readMs < 700, `the read did not wait for the procedure (${readMs} ms)`);
+    },
+  },
 ];

@@ -1,24 +1,27 @@
 #include "engine/scripts/script_engine.h"
 
+#include <js/Array.h>
+#include <js/CallAndConstruct.h>
 #include <js/CompilationAndEvaluation.h>
 #include <js/ErrorReport.h>
 #include <js/Exception.h>
 #include <js/GCAPI.h>
 #include <js/Initialization.h>
 #include <js/Interrupt.h>
-#include <js/PropertyDescriptor.h>
-#include <js/Array.h>
-#include <js/CallAndConstruct.h>
-#include <js/PropertyAndElement.h>
-#include <js/ValueArray.h>
 #include <js/Promise.h>
+#include <js/PropertyAndElement.h>
+#include <js/PropertyDescriptor.h>
 #include <js/Proxy.h>
-#include <jsfriendapi.h>
 #include <js/SourceText.h>
-#include <js/experimental/JSStencil.h>
 #include <js/Stack.h>
+#include <js/ValueArray.h>
+#include <js/experimental/JSStencil.h>
 #include <jsapi.h>
+#include <jsfriendapi.h>
 
+#include <malloc.h>
+
+#include <algorithm>
 #include <atomic>
 #include <condition_variable>
 #include <cstdlib>
@@ -34,6 +37,8 @@ namespace cosmos::engine {
 namespace {
 
 JSClass kGlobalClass = {"global", JSCLASS_GLOBAL_FLAGS, &JS::DefaultGlobalClassOps, nullptr, nullptr, nullptr};
+
+std::atomic<size_t> heap_bytes{size_t{64} * 1024 * 1024};
 
 }  // namespace
 
@@ -55,7 +60,7 @@ class ThreadEngine {
       // objects would otherwise be destroyed under.
       std::atexit([] { JS_ShutDown(); });
     });
-    context_ = JS_NewContext(ScriptEngine::kHeapBytes);
+    context_ = JS_NewContext(ScriptEngine::HeapBytes());
     // Promise jobs (async functions, awaits) run when the host runs them, between a script's steps.
     if (context_ == nullptr || !js::UseInternalJobQueues(context_) || !JS::InitSelfHostedCode(context_)) return;
     // Deep recursion ends with "too much recursion" well inside the thread's stack.
@@ -89,6 +94,8 @@ class ThreadEngine {
   // The watchdog's request to stop the running script (read by the interrupt callback).
   void set_stop_requested(bool stop) { stop_requested_ = stop; }
   bool stop_requested() const { return stop_requested_; }
+  // Whether the watchdog stopped the run for allocating more than HeapBytes().
+  bool out_of_memory() const { return out_of_memory_; }
   JSObject* global() const { return global_ != nullptr ? global_->get() : nullptr; }
   // The collection of the run in progress, which __cosmoliteHost calls.
   void set_host(const ScriptEngine::Host* host) { host_ = host; }
@@ -100,6 +107,8 @@ class ThreadEngine {
     std::lock_guard lock(mutex_);
     if (deadline_) return false;
     stop_requested_ = false;
+    out_of_memory_ = false;
+    allocated_at_arm_ = AllocatedBytes();
     deadline_ = std::chrono::steady_clock::now() + limit;
     wake_.notify_all();
     return true;
@@ -153,19 +162,37 @@ class ThreadEngine {
     }
   }
 
+  // What the process has allocated with malloc (glibc), large blocks included. A script's strings
+  // live outside the engine's heap cap (their characters are malloc'd), so a run is also watched
+  // by how much this grows while it runs.
+  static size_t AllocatedBytes() {
+    struct mallinfo2 info = mallinfo2();
+    return info.uordblks + info.hblkhd;
+  }
+
   void WatchLoop() {
+    constexpr auto kMemoryCheckEvery = std::chrono::milliseconds(10);
     std::unique_lock lock(mutex_);
     while (!exiting_) {
       if (!deadline_) {
         wake_.wait(lock);
-      } else if (std::chrono::steady_clock::now() < *deadline_) {
-        wake_.wait_until(lock, *deadline_);
-      } else {
-        // Past the deadline: interrupt, and again every 10 ms until the run is disarmed, since a
-        // stopped promise job does not end the others the host runs after it.
-        stop_requested_ = true;
+        continue;
+      }
+      if (stop_requested_) {
+        // Interrupt, and again every 10 ms until the run is disarmed, since a stopped promise job
+        // does not end the others the host runs after it.
         JS_RequestInterruptCallback(context_);
         wake_.wait_for(lock, std::chrono::milliseconds(10));
+        continue;
+      }
+      auto now = std::chrono::steady_clock::now();
+      if (now >= *deadline_) {
+        stop_requested_ = true;
+      } else if (AllocatedBytes() > allocated_at_arm_ + ScriptEngine::HeapBytes()) {
+        out_of_memory_ = true;
+        stop_requested_ = true;
+      } else {
+        wake_.wait_until(lock, std::min(*deadline_, now + kMemoryCheckEvery));
       }
     }
   }
@@ -175,6 +202,8 @@ class ThreadEngine {
   JS::PersistentRootedObject* rejections_ = nullptr;
   RefPtr<JS::Stencil> server_api_;
   std::atomic<bool> stop_requested_{false};
+  std::atomic<bool> out_of_memory_{false};  // why stop_requested_: the run allocated past the limit
+  size_t allocated_at_arm_ = 0;             // guarded by mutex_
   const ScriptEngine::Host* host_ = nullptr;
   std::mutex mutex_;
   std::condition_variable wake_;
@@ -315,6 +344,10 @@ bool Evaluate(JSContext* cx, const std::string& source, const char* file, JS::Mu
 
 }  // namespace
 
+size_t ScriptEngine::HeapBytes() { return heap_bytes.load(); }
+
+void ScriptEngine::SetHeapBytes(size_t bytes) { heap_bytes.store(bytes); }
+
 Status ScriptEngine::CheckFunction(std::string_view body) {
   ThreadEngine& engine = ThreadEngine::ForThisThread();
   JSContext* cx = engine.context();
@@ -399,7 +432,7 @@ Result<ScriptEngine::Outcome> ScriptEngine::Execute(const Run& run) {
     JSContext* cx;
     bool failed;
     ~Collect() {
-      if (failed || JS_GetGCParameter(cx, JSGC_BYTES) > ScriptEngine::kHeapBytes / 4) {
+      if (failed || JS_GetGCParameter(cx, JSGC_BYTES) > ScriptEngine::HeapBytes() / 4) {
         JS_GC(cx, JS::GCReason::API);
       } else {
         JS_MaybeGC(cx);
@@ -408,14 +441,16 @@ Result<ScriptEngine::Outcome> ScriptEngine::Execute(const Run& run) {
   } collect{cx, !finished};
   if (!finished) {
     if (!JS_IsExceptionPending(cx)) {  // stopped by the watchdog (or uncatchable out of memory)
-      bool timed_out = engine.stop_requested();
+      bool timed_out = engine.stop_requested() && !engine.out_of_memory();
       engine.set_stop_requested(false);
       if (timed_out) {
         return Status::RequestTimeout("The requested operation exceeded maximum alloted time. The script ran past "
                                       "its limit of " + std::to_string(run.time_limit.count()) +
                                       " ms (--script-time-limit), was stopped and changed nothing.");
       }
-      return Status::BadRequest("Encountered exception while executing Javascript. Exception = out of memory");
+      return Status::BadRequest("Encountered exception while executing Javascript. Exception = out of memory (the "
+                                "script used more than --script-memory-limit, " +
+                                std::to_string(HeapBytes() / (1024 * 1024)) + " MB)");
     }
     unsigned line = 0;
     int number = 0;
@@ -450,7 +485,7 @@ ScriptEngine::Functions::Functions(std::unique_ptr<State> state) : state_(std::m
 ScriptEngine::Functions::~Functions() {
   JSContext* cx = state_->engine.context();
   state_.reset();
-  if (JS_GetGCParameter(cx, JSGC_BYTES) > kHeapBytes / 4) {
+  if (JS_GetGCParameter(cx, JSGC_BYTES) > HeapBytes() / 4) {
     JS_GC(cx, JS::GCReason::API);
   } else {
     JS_MaybeGC(cx);
@@ -493,6 +528,9 @@ Result<std::optional<std::string>> ScriptEngine::Functions::Call(const std::stri
                                                                 const std::vector<size_t>& undefined_at) {
   ThreadEngine& engine = state_->engine;
   JSContext* cx = engine.context();
+  if (engine.out_of_memory()) {
+    return Status::BadRequest("Encountered exception while executing function udf." + name + ". Exception = out of memory");
+  }
   if (engine.stop_requested()) return Status::RequestTimeout("The user-defined functions ran past the query's time limit.");
   JSAutoRealm realm(cx, state_->global);
   JS::RootedObject global(cx, state_->global);
@@ -512,7 +550,7 @@ Result<std::optional<std::string>> ScriptEngine::Functions::Call(const std::stri
   JS::RootedValue result(cx);
   if (!JS_CallFunctionName(cx, global, "__cosmoliteCall", args, &result)) {
     if (!JS_IsExceptionPending(cx)) {
-      if (engine.stop_requested()) {
+      if (engine.stop_requested() && !engine.out_of_memory()) {
         return Status::RequestTimeout("The user-defined function udf." + name + " ran past the query's time limit.");
       }
       return Status::BadRequest("Encountered exception while executing function udf." + name + ". Exception = out of memory");

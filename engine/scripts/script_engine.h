@@ -21,8 +21,14 @@ namespace cosmos::engine {
 
 class ScriptEngine {
  public:
-  // The heap one thread's engine may use: past it, an allocation fails with "out of memory".
-  static constexpr size_t kHeapBytes = size_t{64} * 1024 * 1024;
+  // The memory one execution may use (a thread runs one at a time): the cap of its engine's heap,
+  // past which an allocation fails with "out of memory", and how far the process's malloc'd memory
+  // may grow while it runs (a script's string characters live outside the heap), past which the
+  // watchdog stops it with the same error. 64 MB unless SetHeapBytes said otherwise.
+  static size_t HeapBytes();
+  // Sets the heap of the engines threads make from now on (--script-memory-limit). Call it at
+  // start, before any script runs.
+  static void SetHeapBytes(size_t bytes);
 
   // Compiles `body`, a script definition's body, as the function expression it must be
   // ("function name(args) { … }" or an anonymous one), without running any of it. kBadRequest

@@ -118,7 +118,6 @@ Result<ResourceResponse> Scripts::ExecuteProcedure(const ScriptAddress& procedur
   return response;
 }
 
-
 Result<ScriptEngine::Outcome> Scripts::RunTrigger(storage::Transaction& txn, const ResolvedContainer& container,
                                                   const TriggeredWrite& request, const std::string& body,
                                                   const char* kind, const Json& request_body,

@@ -120,6 +120,9 @@ async function rest(method, segs, body, headers = {}) {
 }
 
 let browser;
+// What went wrong in the page beyond the step that failed (requests that failed, console errors):
+// printed with a failure, so that a flaky run says why.
+const pageTrouble = [];
 async function main() {
   if (!ok(await waitReady(), `cosmolite answers on port ${port}`, serverErr)) return;
   browser = await chromium.launch({ executablePath: chromiumPath, args: ['--no-sandbox'], headless: true });
@@ -128,7 +131,9 @@ async function main() {
   page.on('pageerror', (e) => pageErrors.push(e.message));
   page.on('console', (m) => {
     if (m.type() === 'error' && /Content Security Policy|Refused to/.test(m.text())) pageErrors.push(m.text());
+    if (m.type() === 'error') pageTrouble.push(`console error: ${m.text()}`);
   });
+  page.on('requestfailed', (req) => pageTrouble.push(`request failed: ${req.url()} (${req.failure()?.errorText})`));
   // Every API answer the page received, with its headers and body.
   const responses = [];
   page.on('response', async (r) => {
@@ -554,7 +559,7 @@ const started = Date.now();
 try {
   await main();
 } catch (e) {
-  ok(false, 'the test ran to its end', e.stack || String(e));
+  ok(false, 'the test ran to its end', [e.stack || String(e), ...pageTrouble].join('\n'));
 } finally {
   if (browser) await browser.close().catch(() => {});
   server.kill('SIGTERM');
