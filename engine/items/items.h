@@ -70,7 +70,9 @@ class Items {
   // operation's own, a transactional batch's or a stored procedure's. The *In steps check and
   // change but neither commit nor charge; `range_ids` receives the physical partitions the
   // operation reached. A batch or a procedure admits the whole request once, so its steps do not
-  // (`admit` false).
+  // (`admit` false). Every refusal of a step comes before its first change, but a unique key's
+  // conflict: a caller that goes on after a failed step (a procedure that catches the error) needs
+  // to undo it only on a container with unique keys.
   enum class WriteMode { kCreate, kUpsert, kReplace };
   struct Step {
     Step(storage::Transaction& txn, const ResolvedContainer& container, bool admit = true)

@@ -115,8 +115,13 @@ std::string PartitionCollection::Handle(std::string_view request_text) {
     return ErrorAnswer(Status::BadRequest("A collection call needs a link."));
   }
   const std::string op = request["op"].get<std::string>();
-  // An operation that fails leaves nothing behind, whatever the script does next.
-  Status began = txn_.BeginPart();
+  // An operation that fails leaves nothing behind, whatever the script does next. Reads change
+  // nothing, and a write refuses before its first change (items.h: the invariant the point writes'
+  // unisolated transactions rely on) but for a unique key's conflict: only those writes need a part
+  // of their own, which costs about a fifth of a create.
+  const bool is_write = op == "create" || op == "upsert" || op == "replace" || op == "delete";
+  const bool own_part = is_write && !container_.unique_keys.keys.empty();
+  Status began = own_part ? txn_.BeginPart() : Status();
   if (!began.ok()) return ErrorAnswer(began);
   Result<std::string> answer = op == "create"    ? Write(request, Items::WriteMode::kCreate)
                                : op == "upsert"  ? Write(request, Items::WriteMode::kUpsert)
@@ -125,7 +130,7 @@ std::string PartitionCollection::Handle(std::string_view request_text) {
                                : op == "read"    ? Read(request)
                                : op == "query"   ? Query(request)
                                                  : Result<std::string>(Status::BadRequest("Unknown operation " + op));
-  Status ended = txn_.EndPart(answer.ok());
+  Status ended = own_part ? txn_.EndPart(answer.ok()) : Status();
   if (!ended.ok()) return ErrorAnswer(ended);
   if (!answer.ok()) return ErrorAnswer(answer.status());
   return std::move(*answer);

@@ -13,8 +13,9 @@
 // with or without the slashes around; any other collection's is refused (400). A document of
 // another logical partition is refused as a write with the wrong header is (400/1001), and one
 // read or deleted there is not found (404): the script sees its own partition only.
-// An operation that fails undoes its own changes (Transaction::BeginPart): the script may catch
-// the error and go on.
+// An operation that fails leaves no change behind (a write that may fail after changing something,
+// one on a container with unique keys, runs in a Transaction::BeginPart of its own): the script
+// may catch the error and go on.
 // Thread-safety: belongs to one execution on one thread.
 #pragma once
 
