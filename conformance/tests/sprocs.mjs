@@ -410,6 +410,53 @@ export default [
     },
   },
   {
+    name: "the docs' trade-players sample: parameterized queries over an aliased FROM, two replaces, a string thrown to abort",
+    async run(ctx) {
+      const { container } = await ctx.container();
+      await container.items.create({ id: "ann", pk: "league", team: "red" });
+      await container.items.create({ id: "bob", pk: "league", team: "blue" });
+      const procedure = await define(container, "tradePlayers", `function tradePlayers(playerId1, playerId2) {
+        var context = getContext();
+        var container = context.getCollection();
+        var response = context.getResponse();
+        var player1Item, player2Item;
+        var filterQuery = { query: "SELECT * FROM Players p where p.id = @playerId1", parameters: [{ name: "@playerId1", value: playerId1 }] };
+        var accept = container.queryDocuments(container.getSelfLink(), filterQuery, {}, function (err, items) {
+          if (err) throw new Error("Error" + err.message);
+          if (items.length != 1) throw "Unable to find both names";
+          player1Item = items[0];
+          var filterQuery2 = { query: "SELECT * FROM Players p where p.id = @playerId2", parameters: [{ name: "@playerId2", value: playerId2 }] };
+          var accept2 = container.queryDocuments(container.getSelfLink(), filterQuery2, {}, function (err2, items2) {
+            if (err2) throw new Error("Error" + err2.message);
+            if (items2.length != 1) throw "Unable to find both names";
+            player2Item = items2[0];
+            swapTeams(player1Item, player2Item);
+          });
+          if (!accept2) throw "Unable to read player details, abort ";
+        });
+        if (!accept) throw "Unable to read player details, abort ";
+        function swapTeams(player1, player2) {
+          var player2NewTeam = player1.team;
+          player1.team = player2.team;
+          player2.team = player2NewTeam;
+          var accept = container.replaceDocument(player1._self, player1, function (err) {
+            if (err) throw "Unable to update player 1, abort ";
+            var accept2 = container.replaceDocument(player2._self, player2, function (err2) {
+              if (err2) throw "Unable to update player 2, abort";
+            });
+            if (!accept2) throw "Unable to update player 2, abort";
+          });
+          if (!accept) throw "Unable to update player 1, abort";
+        }
+      }`);
+      a.status(await procedure.execute("league", ["ann", "bob"]), 200, "traded");
+      a.eq((await container.item("ann", "league").read()).resource.team, "blue", "ann");
+      a.eq((await container.item("bob", "league").read()).resource.team, "red", "bob");
+      const error = await a.rejects(procedure.execute("league", ["ann", "nobody"]), 400, "a missing player");
+      a.match(error.message, /Unable to find both names/, "the thrown string");
+    },
+  },
+  {
     name: "the service's script API: links, ErrorCodes, __, new Error(number, message), appendValue",
     async run(ctx) {
       const { database, container } = await ctx.container();
