@@ -96,6 +96,26 @@ export default [
     },
   },
   {
+    name: "fan-out is charged: a query served in one request pays the minimum of every physical partition it visits",
+    async run(ctx) {
+      const database = await ctx.database();
+      const measure = async (throughput) => {
+        const { container } = await database.containers.create({ id: ctx.uid("c"), partitionKey: { paths: ["/pk"] }, throughput });
+        for (let i = 0; i < 8; i++) await container.items.create({ id: `d${i}`, pk: `p${i}`, n: i });
+        const { resources: ranges } = await container.readPartitionKeyRanges().fetchAll();
+        const scan = await scanOf(ctx, database, container, "SELECT VALUE c.id FROM c WHERE c.n = 3");
+        a.deepEq(scan.rows, ["d3"], `the match on ${ranges.length} partitions`);
+        return { partitions: ranges.length, charge: scan.charge };
+      };
+      const few = await measure(40000);
+      const many = await measure(400000);
+      a.ok(many.partitions >= 10 * few.partitions, `partitions: ${few.partitions} and ${many.partitions}`);
+      const expected = 2.3 * (many.partitions - few.partitions);
+      a.ok(Math.abs(many.charge - few.charge - expected) < 0.05,
+        `${few.charge} RU on ${few.partitions} partitions, ${many.charge} RU on ${many.partitions}: 2.3 RU more per partition`);
+    },
+  },
+  {
     name: "ORDER BY reads the index in order: a TOP or a page loads only what it returns",
     async run(ctx) {
       const { database, container } = await ctx.container();

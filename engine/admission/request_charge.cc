@@ -15,7 +15,7 @@ constexpr double kWriteFirstKilobyte = 4.2;      // storing a 1 KB item, before 
 constexpr double kWritePerExtraKilobyte = 45.0 / 99.0; // 100 KB write = 50 RU more or less
 constexpr double kIndexTerm = 0.06;              // adding or removing one index term
 constexpr double kStrongReadFactor = 2.0;        // Strong and Bounded Staleness reads
-constexpr double kQueryBase = 2.3;               // the smallest query page
+constexpr double kQueryBase = 2.3;               // the smallest query page, per physical partition
 constexpr double kQueryPerDocument = 0.05;
 constexpr double kQueryPerLoadedKilobyte = 0.02;
 constexpr double kQueryPerOutputKilobyte = 0.1;
@@ -98,7 +98,8 @@ double MetadataReadCharge() { return 1.0; }
 double MetadataWriteCharge() { return 5.0; }
 
 double QueryCharge(const QueryWork& work, ConsistencyLevel level) {
-  double charge = kQueryBase + kQueryPerDocument * static_cast<double>(work.documents_loaded) +
+  double charge = kQueryBase * static_cast<double>(std::max<uint64_t>(1, work.partitions_visited)) +
+                  kQueryPerDocument * static_cast<double>(work.documents_loaded) +
                   kQueryPerLoadedKilobyte * Kilobytes(work.document_bytes) +
                   kQueryPerOutputKilobyte * Kilobytes(work.output_bytes) +
                   kQueryPerExpression * static_cast<double>(work.expressions) +

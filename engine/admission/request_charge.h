@@ -46,6 +46,7 @@ struct QueryWork {
   uint64_t expressions = 0;       // expressions evaluated
   uint64_t function_work = 0;     // system-function work units
   uint64_t index_entries = 0;     // index entries an index lookup read
+  uint64_t partitions_visited = 1;  // physical partitions the page read: each pays the minimum
 };
 double QueryCharge(const QueryWork& work, ConsistencyLevel level = ConsistencyLevel::kSession);
 // A stored procedure's run: a floor, plus its running time (the CPU it held a thread for).

@@ -81,7 +81,7 @@ query::PageRequest PageRequestOf(const QueryRequest& request, const AccountConte
 
 void FillQueryResponse(QueryResponse& response, const query::QueryPage& page, const QueryRequest& request,
                        ConsistencyLevel consistency, std::chrono::steady_clock::time_point started,
-                       uint64_t index_entries_read = 0) {
+                       uint64_t index_entries_read = 0, uint64_t partitions_visited = 1) {
   response.count = static_cast<int64_t>(page.rows.size());
   response.continuation = page.continuation;
   QueryWork work;
@@ -91,6 +91,7 @@ void FillQueryResponse(QueryResponse& response, const query::QueryPage& page, co
   work.expressions = page.stats.expressions;
   work.function_work = page.function_work;
   work.index_entries = index_entries_read;
+  work.partitions_visited = partitions_visited;
   response.request_charge = QueryCharge(work, consistency);
   if (request.populate_query_metrics) {
     double elapsed_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
@@ -250,7 +251,9 @@ Result<QueryResponse> Queries::QueryItems(const QueryRequest& request) {
   response.fan_out.documents_scanned = static_cast<int64_t>(page.stats.documents_loaded);
   response.fan_out.documents_returned = static_cast<int64_t>(page.rows.size());
   response.range_ids = scope.range_ids;
-  FillQueryResponse(response, page, request, consistency, started, index_entries_read);
+  // A page that reads several physical partitions in one request pays each one's minimum, as the
+  // service charges every partition a query visits: fan-out is never free.
+  FillQueryResponse(response, page, request, consistency, started, index_entries_read, scope.range_ids.size());
   if (request.populate_index_metrics) {
     response.index_utilization = IndexUtilizationHeader(IndexUtilization(container->indexing, *prepared, body.parameters));
   }
