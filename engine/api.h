@@ -164,6 +164,9 @@ struct QueryFanOut {
   int64_t documents_scanned = 0;
   int64_t documents_returned = 0;
   bool by_partition_key = false;    // the partition key narrowed it (header or WHERE)
+  // How the page read its documents (planning/access_path.h): "index lookup on /n/?", "index
+  // order on /n/? (descending)", or "scan".
+  std::string access_path;
 };
 
 struct QueryResponse : FeedResponse {

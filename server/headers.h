@@ -67,6 +67,7 @@ inline constexpr char kQueryMetrics[] = "x-ms-documentdb-query-metrics";
 inline constexpr char kCosmolitePartitionCount[] = "x-cosmolite-physical-partitions";
 inline constexpr char kCosmolitePartitionIds[] = "x-cosmolite-partition-key-range-ids";
 inline constexpr char kCosmoliteDocumentsScanned[] = "x-cosmolite-documents-scanned";
+inline constexpr char kCosmoliteAccessPath[] = "x-cosmolite-access-path";
 inline constexpr char kCosmoliteDocumentsReturned[] = "x-cosmolite-documents-returned";
 inline constexpr char kCosmoliteNarrowedByPartitionKey[] = "x-cosmolite-narrowed-by-partition-key";
 inline constexpr char kEtag[] = "etag";

@@ -89,6 +89,7 @@ HttpResponse FromQuery(engine::QueryResponse page, bool with_lsn) {
   response.AddHeader(headers::kCosmolitePartitionCount, std::to_string(fan_out.range_ids.size()));
   response.AddHeader(headers::kCosmolitePartitionIds, JoinIds(fan_out.range_ids));
   response.AddHeader(headers::kCosmoliteDocumentsScanned, std::to_string(fan_out.documents_scanned));
+  if (!fan_out.access_path.empty()) response.AddHeader(headers::kCosmoliteAccessPath, fan_out.access_path);
   response.AddHeader(headers::kCosmoliteDocumentsReturned, std::to_string(fan_out.documents_returned));
   response.AddHeader(headers::kCosmoliteNarrowedByPartitionKey, fan_out.by_partition_key ? "true" : "false");
   return response;

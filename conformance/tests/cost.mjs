@@ -52,6 +52,7 @@ async function scanOf(ctx, database, container, query) {
   return {
     rows: response.json.Documents,
     scanned: Number(response.headers["x-cosmolite-documents-scanned"]),
+    access: response.headers["x-cosmolite-access-path"],
     charge: charge(response),
   };
 }
@@ -77,6 +78,8 @@ export default [
       a.deepEq(excluded.rows, ["d7"], "excluded path still answers");
       a.eq(indexed.scanned, 1, "the index names one document");
       a.eq(excluded.scanned, 40, "an excluded path scans every document");
+      a.eq(indexed.access, "index lookup on /n", "x-cosmolite-access-path: the index");
+      a.eq(excluded.access, "scan", "x-cosmolite-access-path: a scan");
       a.ok(excluded.charge > indexed.charge, `scan ${excluded.charge} RU > index ${indexed.charge} RU`);
       console.log(`# filter on 40 documents: indexed ${indexed.charge} RU (1 loaded), excluded path ${excluded.charge} RU (40 loaded)`);
       const range = await scanOf(ctx, database, container, "SELECT VALUE c.id FROM c WHERE c.n >= 10 AND c.n < 13");
@@ -84,6 +87,7 @@ export default [
       a.eq(range.scanned, 3, "range reads three");
       const prefix = await scanOf(ctx, database, container, "SELECT VALUE c.id FROM c WHERE STARTSWITH(c.name, 'name3')");
       a.eq(prefix.scanned, 4, "STARTSWITH reads its prefix");
+      a.eq(prefix.access, "index lookup on /name", "x-cosmolite-access-path names the index");
       const inList = await scanOf(ctx, database, container, "SELECT VALUE c.id FROM c WHERE c.n IN (1, 2, 'x')");
       a.deepEq(inList.rows.sort(), ["d1", "d2"], "IN");
       const element = await scanOf(ctx, database, container, "SELECT VALUE c.id FROM c WHERE ARRAY_CONTAINS(c.tags, 't5') AND c.tags[0] = 't5'");
@@ -135,6 +139,7 @@ export default [
       });
       const top = await single("SELECT TOP 5 VALUE c.id FROM c ORDER BY c.n");
       a.deepEq(top.json.Documents, byN.slice(0, 5), "TOP 5 ascending");
+      a.eq(top.headers["x-cosmolite-access-path"], "index order on /n", "x-cosmolite-access-path: index order");
       a.ok(Number(top.headers["x-cosmolite-documents-scanned"]) <= 6, `TOP 5 scanned ${top.headers["x-cosmolite-documents-scanned"]}`);
       const desc = await single("SELECT TOP 3 VALUE c.id FROM c ORDER BY c.n DESC");
       a.deepEq(desc.json.Documents, byN.slice(-3).reverse(), "TOP 3 descending");

@@ -293,6 +293,8 @@ export default [
       a.eq(narrow.narrowedByPartitionKey, true, "narrowed by the partition key");
       a.eq(narrow.physicalPartitions, 1, "one range");
       a.eq(narrow.documentsScanned, 1, "scans only its logical partition");
+      a.ok(Array.isArray(entry.accessPaths) && entry.accessPaths.length > 0 && entry.accessPaths.every((p) => typeof p === "string"),
+        `how its pages read: ${JSON.stringify(entry.accessPaths)}`);
     },
   },
   {

@@ -239,8 +239,10 @@ Result<QueryResponse> Queries::QueryItems(const QueryRequest& request) {
   }
   COSMOS_RETURN_IF_ERROR(admission_.Admit(*container, scope.range_ids));
   uint64_t index_entries_read = 0;
+  std::string access_path;
   COSMOS_ASSIGN_OR_RETURN(auto page, ReadPage(txn, *container, *prepared, body.parameters, scopes,
-                                              PageRequestOf(request, context_, started), index_entries_read));
+                                              PageRequestOf(request, context_, started), index_entries_read,
+                                              access_path));
   QueryResponse response;
   response.body = FeedBody(container->container_rid, "Documents", page.rows);
   COSMOS_ASSIGN_OR_RETURN(response.lsn, VisibleLsn(txn, *container));
@@ -250,6 +252,7 @@ Result<QueryResponse> Queries::QueryItems(const QueryRequest& request) {
   response.fan_out.by_partition_key = scope.by_partition_key;
   response.fan_out.documents_scanned = static_cast<int64_t>(page.stats.documents_loaded);
   response.fan_out.documents_returned = static_cast<int64_t>(page.rows.size());
+  response.fan_out.access_path = access_path;
   response.range_ids = scope.range_ids;
   // A page that reads several physical partitions in one request pays each one's minimum, as the
   // service charges every partition a query visits: fan-out is never free.
@@ -262,6 +265,7 @@ Result<QueryResponse> Queries::QueryItems(const QueryRequest& request) {
   entry.request_charge = response.request_charge;
   entry.documents_scanned = response.fan_out.documents_scanned;
   entry.documents_returned = response.fan_out.documents_returned;
+  entry.access_path = access_path;
   query_log_.Record(entry);
   return response;
 }
@@ -269,7 +273,8 @@ Result<QueryResponse> Queries::QueryItems(const QueryRequest& request) {
 Result<query::QueryPage> Queries::ReadPage(storage::Transaction& txn, const ResolvedContainer& container,
                                            const query::BoundQuery& prepared, const Json& parameters,
                                            const std::vector<storage::DocumentScope>& scopes,
-                                           const query::PageRequest& page_request, uint64_t& index_entries_read) {
+                                           const query::PageRequest& page_request, uint64_t& index_entries_read,
+                                           std::string& access_path) {
   // How to read: an index lookup, the index in ORDER BY order, or a scan (planning/access_path.h).
   StoredIndexStatistics statistics(txn, container.container.seq);
   COSMOS_ASSIGN_OR_RETURN(AccessPath access, ChooseAccessPath(container.indexing, !container.index_build, prepared,
@@ -284,13 +289,16 @@ Result<query::QueryPage> Queries::ReadPage(storage::Transaction& txn, const Reso
     const int64_t container_seq = container.container.seq;
     const ReadProperties& properties = prepared.document_properties();
     if (access.ordered_scan && start == nullptr) {
+      access_path = "index order on " + access.ordered_scan->path + (access.descending ? " (descending)" : "");
       return IndexOrderSource(txn, container_seq, segments, *access.ordered_scan, access.descending, properties,
                               index_entries_read);
     }
     if (access.lookup) {
+      access_path = "index lookup on " + access.lookup->path;
       return IndexLookupSource(txn, container_seq, segments, *access.lookup, std::move(start_position), properties,
                                index_entries_read);
     }
+    access_path = "scan";
     return ScanSource(txn, container_seq, segments, std::move(start_position), properties, index_entries_read);
   };
   // A query that calls UDFs runs them, the container's, in JavaScript (scripts/user_function_runner.h).
@@ -315,8 +323,10 @@ Result<QueryResponse> Queries::QueryPartitionIn(storage::Transaction& txn, const
                                                    {request.partition_key_header, std::nullopt, std::nullopt,
                                                     std::nullopt}));
   uint64_t index_entries_read = 0;
+  std::string access_path;
   COSMOS_ASSIGN_OR_RETURN(auto page, ReadPage(txn, container, *prepared, body.parameters, {scope.documents},
-                                              PageRequestOf(request, context_, started), index_entries_read));
+                                              PageRequestOf(request, context_, started), index_entries_read,
+                                              access_path));
   QueryResponse response;
   response.body = "[";
   for (size_t index = 0; index < page.rows.size(); ++index) {

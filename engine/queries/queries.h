@@ -64,11 +64,13 @@ class Queries {
 
  private:
   // Reads one page of `prepared` over `scopes` inside `txn`, choosing how to read from the
-  // container's indexes; adds the index entries it reads to `index_entries_read`.
+  // container's indexes; adds the index entries it reads to `index_entries_read`, and says how it
+  // read in `access_path` (QueryFanOut::access_path).
   Result<query::QueryPage> ReadPage(storage::Transaction& txn, const ResolvedContainer& container,
                                     const query::BoundQuery& prepared, const Json& parameters,
                                     const std::vector<storage::DocumentScope>& scopes,
-                                    const query::PageRequest& page_request, uint64_t& index_entries_read);
+                                    const query::PageRequest& page_request, uint64_t& index_entries_read,
+                                    std::string& access_path);
 
   AccountContext& context_;
   Admission& admission_;

@@ -37,6 +37,7 @@ void QueryLog::Record(const QueryLogEntry& entry) {
   query.narrowed = query.narrowed || entry.by_partition_key;
   query.planned = query.planned || entry.plan_request;
   query.documents_scanned += entry.documents_scanned;
+  if (!entry.access_path.empty()) query.access_paths.insert(entry.access_path);
   query.documents_returned += entry.documents_returned;
   query.last_seen_ms = NowMs();
   queries_.push_front(std::move(query));
@@ -56,6 +57,7 @@ Json QueryLog::Recent() const {
                         {"narrowedByPartitionKey", query.narrowed},
                         {"usedQueryPlan", query.planned},
                         {"documentsScanned", query.documents_scanned},
+                        {"accessPaths", Json(query.access_paths)},
                         {"documentsReturned", query.documents_returned},
                         {"firstSeenMs", query.first_seen_ms},
                         {"lastSeenMs", query.last_seen_ms}});

@@ -27,6 +27,7 @@ struct QueryLogEntry {
   bool plan_request = false;       // the query-plan request, not a page
   int64_t documents_scanned = 0;
   int64_t documents_returned = 0;
+  std::string access_path;  // how the page read (QueryFanOut::access_path); empty for a plan request
 };
 
 class QueryLog {
@@ -35,8 +36,8 @@ class QueryLog {
 
   void Record(const QueryLogEntry& entry);
   // {"queries":[{"query","container","requestCharge","requests","physicalPartitions","partitionKeyRangeIds",
-  //   "narrowedByPartitionKey","usedQueryPlan","documentsScanned","documentsReturned","firstSeenMs",
-  //   "lastSeenMs"}]}, newest first. requestCharge and requests count the pages, not the plan request.
+  //   "narrowedByPartitionKey","usedQueryPlan","documentsScanned","documentsReturned","accessPaths",
+  //   "firstSeenMs","lastSeenMs"}]}, newest first; accessPaths lists how its pages read, once each. requestCharge and requests count the pages, not the plan request.
   Json Recent() const;
 
  private:
@@ -51,6 +52,7 @@ class QueryLog {
     bool planned = false;
     int64_t documents_scanned = 0;
     int64_t documents_returned = 0;
+    std::set<std::string> access_paths;
     int64_t first_seen_ms = 0;
     int64_t last_seen_ms = 0;
   };
