@@ -6,6 +6,7 @@
 #include <string_view>
 
 #include "common/encoding.h"
+#include "common/json.h"
 #include "server/headers.h"
 #include "server/request_reading.h"
 #include "server/response_building.h"
@@ -157,8 +158,13 @@ Result<HttpResponse> CreateItem(const RouteCall& call) {
                                         : upsert ? call.account.UpsertItem(write)
                                                  : call.account.CreateItem(write));
   int status = written.created ? 201 : 200;
-  if (WantsMinimalResponse(request)) written.body.clear();
+  // A pre-trigger may have renamed the document: its location is the written one's.
   std::string id = write.parsed != nullptr ? write.parsed->id : std::string();
+  if (triggered) {
+    Json document = Json::parse(written.body, nullptr, /*allow_exceptions=*/false);
+    if (document.is_object() && document["id"].is_string()) id = document["id"].get<std::string>();
+  }
+  if (WantsMinimalResponse(request)) written.body.clear();
   return WithContentLocation(FromResource(std::move(written), status, true), call, id);
 }
 

@@ -46,6 +46,7 @@ export default [
       await trigger(container, "nothing", "Pre", "Create", "function () { }");
       const created = await container.items.create({ id: "doc1", pk: "p" }, { preTriggerInclude: ["t1"] });
       a.eq(created.resource.id, "DOC1t1", "renamed");
+      a.match(created.headers["content-location"] ?? "", /\/docs\/DOC1t1$/, "located under the new id");
       a.status(await container.item("DOC1t1", "p").read(), 200, "stored under the new id");
       const unchanged = await container.items.create({ id: "doc2", pk: "p" }, { preTriggerInclude: ["nothing"] });
       a.eq(unchanged.resource.id, "doc2", "an empty trigger changes nothing");
