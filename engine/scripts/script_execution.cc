@@ -170,20 +170,23 @@ Result<ResourceResponse> Scripts::WriteWithTriggers(const TriggeredWrite& reques
   COSMOS_RETURN_IF_ERROR(admission_.Admit(container, range_ids));
   double charge = 0;
 
-  // What the pre-triggers see and may change: the document being written, or the one a delete removes.
+  // What the triggers see as the request's body, which a pre-trigger may replace: the document
+  // being written, or the one a delete removes (read only when a pre-trigger is to see it).
   Json document;
-  if (request.operation == Operation::kDelete) {
+  if (request.operation != Operation::kDelete) {
+    document = request.write.parsed != nullptr ? request.write.parsed->document : ParseJson(request.write.body);
+  } else if (!pre_bodies.empty()) {
     Items::Step step(txn, container, /*admit=*/false);
     Result<ResourceResponse> stored = items_.ReadIn(step, request.key, {}, ConsistencyLevel::kSession);
     if (stored.ok()) document = ParseJson(stored->body);
-  } else {
-    document = request.write.parsed != nullptr ? request.write.parsed->document : ParseJson(request.write.body);
   }
+  bool document_replaced = false;
   for (const std::string& body : pre_bodies) {
     COSMOS_ASSIGN_OR_RETURN(auto outcome, RunTrigger(txn, container, request, body, "pre", document, Json(), charge));
     if (!outcome.request_body.empty() && request.operation != Operation::kDelete) {
       document = ParseJson(outcome.request_body);
       if (!document.is_object()) return Status::BadRequest("A pre-trigger set a request body that is not a document.");
+      document_replaced = true;
     }
   }
 
@@ -192,19 +195,23 @@ Result<ResourceResponse> Scripts::WriteWithTriggers(const TriggeredWrite& reques
   if (request.operation == Operation::kDelete) {
     COSMOS_ASSIGN_OR_RETURN(response, items_.DeleteIn(step, request.key, request.write.preconditions));
   } else {
-    std::string text;
-    COSMOS_ASSIGN_OR_RETURN(ParsedItem parsed, Items::ParseDocument(document, text));
+    // The client's document as the server parsed it, unless a pre-trigger replaced it.
     ItemWrite write = request.write;
-    write.body = text;
-    write.parsed = &parsed;
+    std::string text;
+    ParsedItem replaced;
+    if (document_replaced || write.parsed == nullptr) {
+      COSMOS_ASSIGN_OR_RETURN(replaced, Items::ParseDocument(document, text));
+      write.body = text;
+      write.parsed = &replaced;
+    }
     Items::WriteMode mode = request.operation == Operation::kCreate   ? Items::WriteMode::kCreate
                             : request.operation == Operation::kUpsert ? Items::WriteMode::kUpsert
                                                                       : Items::WriteMode::kReplace;
-    COSMOS_ASSIGN_OR_RETURN(response, items_.WriteIn(step, write, parsed, mode,
+    COSMOS_ASSIGN_OR_RETURN(response, items_.WriteIn(step, write, *write.parsed, mode,
                                                      mode == Items::WriteMode::kReplace ? &request.key.id : nullptr));
   }
 
-  Json written = response.body.empty() ? Json() : ParseJson(response.body);
+  Json written = post_bodies.empty() || response.body.empty() ? Json() : ParseJson(response.body);
   for (const std::string& body : post_bodies) {
     COSMOS_ASSIGN_OR_RETURN(auto outcome, RunTrigger(txn, container, request, body, "post", document, written, charge));
     if (!outcome.response_body.empty()) {
