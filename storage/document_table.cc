@@ -34,16 +34,14 @@ Result<std::optional<DocumentRecord>> Transaction::FindDocumentBySeq(int64_t con
 
 Result<std::vector<DocumentRecord>> Transaction::ListDocuments(int64_t container_seq, const DocumentScope& scope,
                                                                int64_t from_seq, int64_t limit, bool bodies) {
-  // A logical partition is one range of documents_by_key: its seqs are read from that index alone
-  // and sorted, then only the page's rows are fetched (left to itself, SQLite may walk the whole
-  // container in seq order, or read and sort every row of the partition). A key range is walked
-  // in seq order through documents_by_container, skipping rows of other ranges: that costs a row
-  // per document of the container's other physical partitions, but a page never sorts or rereads
-  // its range.
+  // A logical partition is one range of documents_by_partition, in seq order (the index holds
+  // the rowid), so a page reads only its rows. A key range is walked in seq order through
+  // documents_by_container, skipping rows of other ranges: that costs a row per document of the
+  // container's other physical partitions, but a page never sorts or rereads its range.
   std::string sql = std::string("SELECT ") + (bodies ? kDocumentColumns : kDocumentColumnsWithoutBody);
   if (scope.partition_key) {
-    sql += " FROM documents WHERE seq IN (SELECT seq FROM documents INDEXED BY documents_by_key"
-           " WHERE container_seq = ?1 AND partition_key = ?2 AND seq >= ?5 ORDER BY seq LIMIT ?6) ORDER BY seq";
+    sql += " FROM documents INDEXED BY documents_by_partition"
+           " WHERE container_seq = ?1 AND partition_key = ?2 AND seq >= ?5 ORDER BY seq LIMIT ?6";
   } else {
     sql += " FROM documents INDEXED BY documents_by_container WHERE container_seq = ?1";
     if (!scope.min_key.empty()) sql += " AND partition_key >= ?3";

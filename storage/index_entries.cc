@@ -1,90 +1,139 @@
 #include "storage/store.h"
 
+#include <algorithm>
 #include <string>
 
 #include "storage/row_reading.h"
 #include "storage/sqlite/connection.h"
 
 namespace cosmos::storage {
+namespace {
 
-Status Transaction::InsertIndexEntries(int64_t container_seq, int64_t document_seq,
+// " AND value >= ? AND value < ?" for the bounds (an empty upper bound is open), prefixed with
+// `column_prefix` ("e." in a join).
+std::string ValueBounds(const char* column_prefix, bool lower_inclusive, std::string_view upper,
+                        bool upper_inclusive) {
+  std::string sql = std::string(" AND ") + column_prefix + (lower_inclusive ? "value >= ?" : "value > ?");
+  if (!upper.empty()) sql += std::string(" AND ") + column_prefix + (upper_inclusive ? "value <= ?" : "value < ?");
+  return sql;
+}
+
+// Binds the bounds ValueBounds wrote, from parameter `next`; returns the next free parameter.
+int BindBounds(sqlite::Statement* stmt, int next, std::string_view lower, std::string_view upper) {
+  stmt->Bind(next++, lower);
+  if (!upper.empty()) stmt->Bind(next++, upper);
+  return next;
+}
+
+}  // namespace
+
+int64_t PartitionHash(std::string_view partition_key) {
+  // FNV-1a: stable across builds and platforms, as a value kept in data files must be.
+  uint64_t hash = 14695981039346656037ull;
+  for (unsigned char byte : partition_key) {
+    hash ^= byte;
+    hash *= 1099511628211ull;
+  }
+  return static_cast<int64_t>(hash);
+}
+
+Status Transaction::InsertIndexEntries(int64_t container_seq, int64_t document_seq, std::string_view partition_key,
                                        const std::vector<IndexEntry>& entries) {
   if (entries.empty()) return Status();
   COSMOS_ASSIGN_OR_RETURN(auto* stmt, connection_->Prepare(
-      "INSERT OR IGNORE INTO index_entries(container_seq, path, value, document_seq) VALUES(?, ?, ?, ?)"));
+      "INSERT OR IGNORE INTO index_entries(container_seq, path, value, partition_hash, document_seq) "
+      "VALUES(?, ?, ?, ?, ?)"));
+  const int64_t partition_hash = PartitionHash(partition_key);
   for (const IndexEntry& entry : entries) {
     stmt->Reset();
-    stmt->Bind(1, container_seq).BindUncopied(2, entry.path).BindUncopied(3, entry.value).Bind(4, document_seq);
+    stmt->Bind(1, container_seq).BindUncopied(2, entry.path).BindUncopied(3, entry.value).Bind(4, partition_hash)
+        .Bind(5, document_seq);
     COSMOS_RETURN_IF_ERROR(stmt->Run());
   }
   return Status();
 }
 
-Status Transaction::DeleteIndexEntries(int64_t container_seq, int64_t document_seq,
+Status Transaction::DeleteIndexEntries(int64_t container_seq, int64_t document_seq, std::string_view partition_key,
                                        const std::vector<IndexEntry>& entries) {
   if (entries.empty()) return Status();
   COSMOS_ASSIGN_OR_RETURN(auto* stmt, connection_->Prepare(
-      "DELETE FROM index_entries WHERE container_seq = ? AND path = ? AND value = ? AND document_seq = ?"));
+      "DELETE FROM index_entries WHERE container_seq = ? AND path = ? AND value = ? AND partition_hash = ? "
+      "AND document_seq = ?"));
+  const int64_t partition_hash = PartitionHash(partition_key);
   for (const IndexEntry& entry : entries) {
     stmt->Reset();
-    stmt->Bind(1, container_seq).Bind(2, entry.path).Bind(3, entry.value).Bind(4, document_seq);
+    stmt->Bind(1, container_seq).Bind(2, entry.path).Bind(3, entry.value).Bind(4, partition_hash)
+        .Bind(5, document_seq);
     COSMOS_RETURN_IF_ERROR(stmt->Run());
   }
   return Status();
 }
 
-Result<std::vector<IndexedDocument>> Transaction::LookupIndex(int64_t container_seq, std::string_view path,
-                                                              std::string_view lower, bool lower_inclusive,
-                                                              std::string_view upper, bool upper_inclusive,
-                                                              const DocumentScope& scope) {
-  std::string sql =
-      "SELECT DISTINCT d.seq, d.partition_key FROM index_entries e JOIN documents d ON d.seq = e.document_seq "
-      "WHERE e.container_seq = ? AND e.path = ? AND e.value ";
-  sql += lower_inclusive ? ">= ?" : "> ?";
-  if (!upper.empty()) sql += upper_inclusive ? " AND e.value <= ?" : " AND e.value < ?";
-  if (scope.partition_key) {
-    sql += " AND d.partition_key = ?";
+Result<std::vector<int64_t>> Transaction::LookupIndex(int64_t container_seq, std::string_view path,
+                                                      std::string_view lower, bool lower_inclusive,
+                                                      std::string_view upper, bool upper_inclusive,
+                                                      const DocumentScope& scope, uint64_t& entries_read) {
+  std::string sql;
+  const bool whole_container = !scope.partition_key && scope.min_key.empty() && !scope.max_key;
+  if (scope.partition_key || whole_container) {
+    // The entries alone answer: a logical partition is a hash in the entry's key.
+    sql = "SELECT document_seq FROM index_entries WHERE container_seq = ? AND path = ?" +
+          ValueBounds("", lower_inclusive, upper, upper_inclusive);
+    if (scope.partition_key) sql += " AND partition_hash = ?";
   } else {
-    sql += " AND d.partition_key >= ?";
+    // A range of keys (a physical partition, a prefix of a hierarchical key) needs each entry's
+    // document row to compare its partition_key.
+    sql = "SELECT e.document_seq FROM index_entries e JOIN documents d ON d.seq = e.document_seq "
+          "WHERE e.container_seq = ? AND e.path = ?" + ValueBounds("e.", lower_inclusive, upper, upper_inclusive) +
+          " AND d.partition_key >= ?";
     if (scope.max_key) sql += " AND d.partition_key < ?";
   }
-  sql += " ORDER BY d.seq";
   COSMOS_ASSIGN_OR_RETURN(auto* stmt, connection_->Prepare(sql));
-  stmt->Bind(1, container_seq).Bind(2, path).Bind(3, lower);
-  int next = 4;
-  if (!upper.empty()) stmt->Bind(next++, upper);
+  stmt->Bind(1, container_seq).Bind(2, path);
+  int next = BindBounds(stmt, 3, lower, upper);
   if (scope.partition_key) {
-    stmt->Bind(next, *scope.partition_key);
-  } else {
+    stmt->Bind(next, PartitionHash(*scope.partition_key));
+  } else if (!whole_container) {
     stmt->Bind(next++, scope.min_key);
     if (scope.max_key) stmt->Bind(next, *scope.max_key);
   }
-  return CollectRows<IndexedDocument>(stmt, [](const sqlite::Statement& row) {
-    return IndexedDocument{row.ColumnInt(0), row.ColumnText(1)};
-  });
+  COSMOS_ASSIGN_OR_RETURN(auto seqs, CollectRows<int64_t>(stmt, [](const sqlite::Statement& row) {
+    return row.ColumnInt(0);
+  }));
+  entries_read += seqs.size();
+  // Several entries of one document (array elements) name it once.
+  std::sort(seqs.begin(), seqs.end());
+  seqs.erase(std::unique(seqs.begin(), seqs.end()), seqs.end());
+  return seqs;
 }
 
-Result<std::vector<std::pair<std::string, int64_t>>> Transaction::ScanIndex(
-    int64_t container_seq, std::string_view path, std::string_view lower, bool lower_inclusive,
-    std::string_view upper, bool upper_inclusive, bool descending,
-    const std::optional<std::pair<std::string, int64_t>>& after, int64_t limit) {
-  std::string sql = "SELECT value, document_seq FROM index_entries WHERE container_seq = ? AND path = ? AND value ";
-  sql += lower_inclusive ? ">= ?" : "> ?";
-  if (!upper.empty()) sql += upper_inclusive ? " AND value <= ?" : " AND value < ?";
+Result<std::vector<IndexRow>> Transaction::ScanIndex(int64_t container_seq, std::string_view path,
+                                                     std::string_view lower, bool lower_inclusive,
+                                                     std::string_view upper, bool upper_inclusive, bool descending,
+                                                     const std::optional<std::string>& partition_key,
+                                                     const std::optional<IndexRow>& after, int64_t limit) {
+  std::string sql = "SELECT value, partition_hash, document_seq FROM index_entries WHERE container_seq = ? AND path = ?" +
+                    ValueBounds("", lower_inclusive, upper, upper_inclusive);
+  if (partition_key) sql += " AND partition_hash = ?";
   // The cursor as a row-value comparison: SQLite turns it into a seek on the primary key.
-  if (after) sql += descending ? " AND (value, document_seq) < (?, ?)" : " AND (value, document_seq) > (?, ?)";
-  sql += descending ? " ORDER BY value DESC, document_seq DESC LIMIT ?" : " ORDER BY value, document_seq LIMIT ?";
-  COSMOS_ASSIGN_OR_RETURN(auto* stmt, connection_->Prepare(sql));
-  stmt->Bind(1, container_seq).Bind(2, path).Bind(3, lower);
-  int next = 4;
-  if (!upper.empty()) stmt->Bind(next++, upper);
   if (after) {
-    stmt->Bind(next++, after->first);
-    stmt->Bind(next++, after->second);
+    sql += descending ? " AND (value, partition_hash, document_seq) < (?, ?, ?)"
+                      : " AND (value, partition_hash, document_seq) > (?, ?, ?)";
+  }
+  sql += descending ? " ORDER BY value DESC, partition_hash DESC, document_seq DESC LIMIT ?"
+                    : " ORDER BY value, partition_hash, document_seq LIMIT ?";
+  COSMOS_ASSIGN_OR_RETURN(auto* stmt, connection_->Prepare(sql));
+  stmt->Bind(1, container_seq).Bind(2, path);
+  int next = BindBounds(stmt, 3, lower, upper);
+  if (partition_key) stmt->Bind(next++, PartitionHash(*partition_key));
+  if (after) {
+    stmt->Bind(next++, after->value);
+    stmt->Bind(next++, after->partition_hash);
+    stmt->Bind(next++, after->document_seq);
   }
   stmt->Bind(next, limit);
-  return CollectRows<std::pair<std::string, int64_t>>(stmt, [](const sqlite::Statement& row) {
-    return std::make_pair(row.ColumnText(0), row.ColumnInt(1));
+  return CollectRows<IndexRow>(stmt, [](const sqlite::Statement& row) {
+    return IndexRow{row.ColumnText(0), row.ColumnInt(1), row.ColumnInt(2)};
   });
 }
 
@@ -98,15 +147,15 @@ Result<int64_t> Transaction::CountIndexEntries(int64_t container_seq, std::strin
 
 Result<int64_t> Transaction::CountIndexRange(int64_t container_seq, std::string_view path, std::string_view lower,
                                              bool lower_inclusive, std::string_view upper, bool upper_inclusive,
-                                             int64_t limit) {
-  std::string sql = "SELECT count(*) FROM (SELECT 1 FROM index_entries WHERE container_seq = ? AND path = ? AND value ";
-  sql += lower_inclusive ? ">= ?" : "> ?";
-  if (!upper.empty()) sql += upper_inclusive ? " AND value <= ?" : " AND value < ?";
+                                             const std::optional<std::string>& partition_key, int64_t limit) {
+  std::string sql = "SELECT count(*) FROM (SELECT 1 FROM index_entries WHERE container_seq = ? AND path = ?" +
+                    ValueBounds("", lower_inclusive, upper, upper_inclusive);
+  if (partition_key) sql += " AND partition_hash = ?";
   sql += " LIMIT ?)";
   COSMOS_ASSIGN_OR_RETURN(auto* stmt, connection_->Prepare(sql));
-  stmt->Bind(1, container_seq).Bind(2, path).Bind(3, lower);
-  int next = 4;
-  if (!upper.empty()) stmt->Bind(next++, upper);
+  stmt->Bind(1, container_seq).Bind(2, path);
+  int next = BindBounds(stmt, 3, lower, upper);
+  if (partition_key) stmt->Bind(next++, PartitionHash(*partition_key));
   stmt->Bind(next, limit);
   COSMOS_ASSIGN_OR_RETURN(bool has_row, stmt->Step());
   return has_row ? stmt->ColumnInt(0) : 0;

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 
 namespace cosmos::storage {
@@ -116,11 +117,18 @@ struct PartitionKeyRangeRecord {
   bool gone = false;           // split into children; requests naming it must be told so
 };
 
-// A document an index lookup found: enough to place it in a scope and to read it.
-struct IndexedDocument {
-  int64_t seq = 0;
-  std::string partition_key;
+// One index entry as a walk of the index returns it, and the cursor a walk resumes after.
+struct IndexRow {
+  std::string value;           // the encoded value (engine/indexing/indexing_policy.h)
+  int64_t partition_hash = 0;  // PartitionHash of the document's partition_key
+  int64_t document_seq = 0;
 };
+
+// The hash that index entries store of their document's partition_key: a lookup inside one
+// logical partition seeks by it. Two logical partitions of a container that share a hash (about
+// one chance in 2^64 per pair) would see each other's entries in such a lookup; the engine
+// checks the partition_key of each document it loads.
+int64_t PartitionHash(std::string_view partition_key);
 
 struct LogicalPartitionSize {
   int64_t document_count = 0;

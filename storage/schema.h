@@ -4,6 +4,10 @@
 
 namespace cosmos::storage {
 
+// Schema version 6 adds the logical partition to every index entry (partition_hash, before the
+// document), so that a query inside one logical partition reads only that partition's entries,
+// and an index of a logical partition's documents in seq order (documents_by_partition). The
+// index of a version 4 or 5 file is dropped and rebuilt by the engine in the background.
 // Schema version 5 stores composite index entries (the same table, under "composite:" paths);
 // the engine rebuilds the index of a version 4 container that has composite indexes.
 // Schema version 4 adds index_entries (and offers); a version 3 file gets both tables empty, and
@@ -13,7 +17,7 @@ namespace cosmos::storage {
 // The unique index on (container, partition_key, id) makes each logical partition one index
 // range; the engine starts every partition_key with the effective partition key, so that each
 // physical partition (a range of effective keys) is one index range too. AUTOINCREMENT keeps sequence numbers (and so resource ids) from ever being reused.
-inline constexpr int kSchemaVersion = 5;
+inline constexpr int kSchemaVersion = 6;
 // Applied after kSchemaSql, once an older file has its expires_at column (version 3).
 inline constexpr char kExpiryIndexSql[] =
     "CREATE INDEX IF NOT EXISTS documents_by_expiry ON documents(expires_at) WHERE expires_at IS NOT NULL;";
@@ -44,6 +48,9 @@ CREATE INDEX IF NOT EXISTS documents_by_lsn ON documents(container_seq, lsn);
 -- A container's documents in seq (insertion) order, which is the order the service returns a
 -- physical partition's documents in: the index holds (container_seq, rowid).
 CREATE INDEX IF NOT EXISTS documents_by_container ON documents(container_seq);
+-- A logical partition's documents in seq order (the index holds the rowid): a query inside one
+-- partition streams them without sorting the partition.
+CREATE INDEX IF NOT EXISTS documents_by_partition ON documents(container_seq, partition_key);
 CREATE TABLE IF NOT EXISTS logical_partitions(
   container_seq INTEGER NOT NULL,
   partition_key TEXT NOT NULL,
@@ -74,13 +81,17 @@ CREATE TABLE IF NOT EXISTS offers(
   body TEXT NOT NULL,
   UNIQUE(is_database, resource_seq));
 -- One row per indexed value of a document: path ("/a/[]/b"), the value in an order-preserving
--- encoding, and the document's seq (a short key; the document row is one rowid lookup away). index_builds lists containers whose index is being (re)built.
+-- encoding, a 64-bit hash of the document's partition_key (so that a lookup inside one logical
+-- partition seeks to its entries and a walk skips other partitions' without reading a document),
+-- and the document's seq (a short key; the document row is one rowid lookup away).
+-- index_builds lists containers whose index is being (re)built.
 CREATE TABLE IF NOT EXISTS index_entries(
   container_seq INTEGER NOT NULL,
   path TEXT NOT NULL,
   value BLOB NOT NULL,
+  partition_hash INTEGER NOT NULL,
   document_seq INTEGER NOT NULL,
-  PRIMARY KEY(container_seq, path, value, document_seq)) WITHOUT ROWID;
+  PRIMARY KEY(container_seq, path, value, partition_hash, document_seq)) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS index_builds(
   container_seq INTEGER PRIMARY KEY,
   after_seq INTEGER NOT NULL,

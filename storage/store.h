@@ -139,29 +139,34 @@ class Transaction {
   // Stores the secret unless one of that name exists (the existing one stays).
   Status InsertSecret(std::string_view name, std::string_view value);
 
-  // Index entries of one document. Inserting an entry that exists, or deleting one that does
-  // not, is not an error.
-  Status InsertIndexEntries(int64_t container_seq, int64_t document_seq, const std::vector<IndexEntry>& entries);
-  Status DeleteIndexEntries(int64_t container_seq, int64_t document_seq, const std::vector<IndexEntry>& entries);
-  // The documents with an entry at `path` between the bounds (encoded values; an empty upper
-  // bound is open), restricted to `scope`, de-duplicated, in seq order.
-  Result<std::vector<IndexedDocument>> LookupIndex(int64_t container_seq, std::string_view path,
-                                                   std::string_view lower, bool lower_inclusive,
-                                                   std::string_view upper, bool upper_inclusive,
-                                                   const DocumentScope& scope);
-  // Index entries at `path` between the bounds (an empty upper bound is open), in value order
-  // (descending: reversed), after the (value, document_seq) cursor when given: up to `limit`
-  // (value, document_seq) pairs. Ties come in document_seq order (reversed when descending).
-  Result<std::vector<std::pair<std::string, int64_t>>> ScanIndex(
-      int64_t container_seq, std::string_view path, std::string_view lower, bool lower_inclusive,
-      std::string_view upper, bool upper_inclusive, bool descending,
-      const std::optional<std::pair<std::string, int64_t>>& after, int64_t limit);
+  // Index entries of one document, of the logical partition `partition_key`. Inserting an entry
+  // that exists, or deleting one that does not, is not an error.
+  Status InsertIndexEntries(int64_t container_seq, int64_t document_seq, std::string_view partition_key,
+                            const std::vector<IndexEntry>& entries);
+  Status DeleteIndexEntries(int64_t container_seq, int64_t document_seq, std::string_view partition_key,
+                            const std::vector<IndexEntry>& entries);
+  // The seqs of the documents with an entry at `path` between the bounds (encoded values; an
+  // empty upper bound is open), restricted to `scope`, de-duplicated, in seq order. Adds the
+  // entries read to `entries_read`. A logical-partition scope reads only that partition's entries
+  // (by PartitionHash); a key range joins each entry with its document.
+  Result<std::vector<int64_t>> LookupIndex(int64_t container_seq, std::string_view path, std::string_view lower,
+                                           bool lower_inclusive, std::string_view upper, bool upper_inclusive,
+                                           const DocumentScope& scope, uint64_t& entries_read);
+  // Index entries at `path` between the bounds (an empty upper bound is open), in (value,
+  // partition_hash, document_seq) order (descending: reversed), after the cursor when given: up
+  // to `limit`. With `partition_key`, only that logical partition's entries (by PartitionHash).
+  Result<std::vector<IndexRow>> ScanIndex(int64_t container_seq, std::string_view path, std::string_view lower,
+                                          bool lower_inclusive, std::string_view upper, bool upper_inclusive,
+                                          bool descending, const std::optional<std::string>& partition_key,
+                                          const std::optional<IndexRow>& after, int64_t limit);
   // How many index entries `path` has (documents with a scalar there).
   Result<int64_t> CountIndexEntries(int64_t container_seq, std::string_view path);
-  // How many entries at `path` lie between the bounds (as LookupIndex takes them), counting no
-  // further than `limit`: reads entries only, never documents.
+  // How many entries at `path` lie between the bounds (as LookupIndex takes them), of one logical
+  // partition when `partition_key` is given, counting no further than `limit`: reads entries
+  // only, never documents.
   Result<int64_t> CountIndexRange(int64_t container_seq, std::string_view path, std::string_view lower,
-                                  bool lower_inclusive, std::string_view upper, bool upper_inclusive, int64_t limit);
+                                  bool lower_inclusive, std::string_view upper, bool upper_inclusive,
+                                  const std::optional<std::string>& partition_key, int64_t limit);
   // Index (re)builds: start one (dropping the container's entries), list, advance and finish.
   Status StartIndexBuild(int64_t container_seq);
   Result<std::vector<IndexBuild>> ListIndexBuilds();

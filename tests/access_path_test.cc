@@ -17,7 +17,6 @@ class FakeStatistics : public IndexStatistics {
  public:
   int64_t container_documents = 1000;
   std::map<std::string, int64_t> entries_at;        // path -> entries (absent: as many as documents)
-  std::map<std::string, int64_t> partition_sizes;   // storage key -> documents
   int64_t entries_per_range = 0;                    // EntriesInRange answers min(this, limit)
   int questions = 0;
 
@@ -30,11 +29,12 @@ class FakeStatistics : public IndexStatistics {
     auto found = entries_at.find(path);
     return found == entries_at.end() ? container_documents : found->second;
   }
-  Result<int64_t> PartitionDocuments(const std::string& partition_key) override {
+  Result<int64_t> DocumentsIn(const storage::DocumentScope&) override {
     ++questions;
-    return partition_sizes.at(partition_key);
+    return container_documents;
   }
-  Result<int64_t> EntriesInRange(const std::string&, const IndexValueRange&, int64_t limit) override {
+  Result<int64_t> EntriesInRange(const std::string&, const IndexValueRange&, const std::optional<std::string>&,
+                                 int64_t limit) override {
     ++questions;
     return std::min(entries_per_range, limit);
   }
@@ -57,7 +57,7 @@ AccessPath Plan(const IndexingPolicy& policy, const std::string& text, FakeStati
   auto prepared = cache.Prepare(text);
   REQUIRE_OK(prepared);
   Json parameters = Json::array({{{"name", "@p"}, {"value", 5}}});
-  auto access = ChooseAccessPath(policy, index_ready, **prepared, parameters, scopes, statistics);
+  auto access = ChooseAccessPath(policy, index_ready, **prepared, parameters, scopes, {"/pk"}, statistics);
   REQUIRE_OK(access);
   return *access;
 }
@@ -72,7 +72,8 @@ TEST_CASE("access path: an equality on an indexed path is an index lookup", "[pl
   CHECK(access.lookup->path == "/name");
   CHECK(access.lookup->equality);
   CHECK_FALSE(access.ordered_scan);
-  CHECK(statistics.questions == 0);  // no ORDER BY, no single partition: nothing to count
+  CHECK_FALSE(access.scan_first);
+  CHECK(statistics.questions == 1);  // how many entries the lookup names, counting no further than it matters
 }
 
 TEST_CASE("access path: no usable predicate, an excluded path, or an index being built scans", "[planning]") {
@@ -154,21 +155,55 @@ TEST_CASE("access path: several ORDER BY items read their composite index", "[pl
   CHECK(backwards.descending);
 }
 
-TEST_CASE("access path: within one logical partition a wide lookup gives way to the partition scan",
-          "[planning]") {
+TEST_CASE("access path: a lookup that names many entries starts as a scan", "[planning]") {
   IndexingPolicy policy = PolicyOf("{}");
   FakeStatistics statistics;
-  statistics.partition_sizes["pk-a"] = 100;
-  // The range names 40 of the partition's 100 documents: the lookup reads less.
-  statistics.entries_per_range = 40;
+  statistics.entries_per_range = kCheapLookupEntries - 1;
   AccessPath narrow = Plan(policy, "SELECT * FROM c WHERE c.n >= @p", statistics, kOnePartition);
   REQUIRE(narrow.lookup);
   CHECK(narrow.lookup->path == "/n");
-  // It names every document of the partition: scanning the partition in key order is cheaper.
-  statistics.entries_per_range = 1000;
+  CHECK_FALSE(narrow.scan_first);
+  statistics.entries_per_range = 1000000;
   AccessPath wide = Plan(policy, "SELECT * FROM c WHERE c.n >= @p", statistics, kOnePartition);
-  CHECK_FALSE(wide.lookup);
+  REQUIRE(wide.lookup);
+  CHECK(wide.scan_first);
   CHECK_FALSE(wide.ordered_scan);
+  AccessPath across = Plan(policy, "SELECT * FROM c WHERE c.n >= @p", statistics);
+  CHECK(across.scan_first);
+}
+
+TEST_CASE("access path: inside logical partitions the partition key never chooses the index", "[planning]") {
+  IndexingPolicy policy = PolicyOf("{}");
+  FakeStatistics statistics;
+  const char* text = "SELECT * FROM c WHERE c.pk = 'pk-a' AND c.ts >= @p";
+  // Across the container the equality is the most selective predicate.
+  AccessPath across = Plan(policy, text, statistics);
+  REQUIRE(across.lookup);
+  CHECK(across.lookup->path == "/pk");
+  // Inside the partition it names every document read: the range serves instead.
+  AccessPath inside = Plan(policy, text, statistics, kOnePartition);
+  REQUIRE(inside.lookup);
+  CHECK(inside.lookup->path == "/ts");
+  const std::vector<storage::DocumentScope> two_partitions = {storage::DocumentScope::Partition("pk-a"),
+                                                              storage::DocumentScope::Partition("pk-b")};
+  AccessPath pinned = Plan(policy, "SELECT * FROM c WHERE c.pk IN ('pk-a', 'pk-b') AND c.ts >= @p", statistics,
+                           two_partitions);
+  REQUIRE(pinned.lookup);
+  CHECK(pinned.lookup->path == "/ts");
+  // With nothing else to serve, the partition is read in order.
+  CHECK_FALSE(Plan(policy, "SELECT * FROM c WHERE c.pk = 'pk-a'", statistics, kOnePartition).lookup);
+}
+
+TEST_CASE("access path: inside a logical partition a range on the ORDER BY path is walked in index order",
+          "[planning]") {
+  IndexingPolicy policy = PolicyOf("{}");
+  FakeStatistics statistics;
+  AccessPath access =
+      Plan(policy, "SELECT TOP 10 * FROM c WHERE c.pk = 'pk-a' AND c.ts >= @p ORDER BY c.ts DESC", statistics,
+           kOnePartition);
+  REQUIRE(access.ordered_scan);
+  CHECK(access.ordered_scan->path == "/ts");
+  CHECK(access.descending);
 }
 
 }  // namespace cosmos::engine

@@ -175,7 +175,8 @@ TEST_CASE("a version 3 data file gets offers and its indexes built in the backgr
   CHECK(Json::parse(offers->body)["Offers"][0]["content"]["offerThroughput"] == 400);
 }
 
-TEST_CASE("a version 4 data file rebuilds the index of containers with composite indexes", "[upgrade]") {
+TEST_CASE("a version 5 data file rebuilds every container's index, with each entry's logical partition",
+          "[upgrade]") {
   cosmos_test::ScratchDir dir("cosmolite-upgrade4-test-");
   auto options = cosmos_test::FileStore(dir);
   ContainerAddress composite{ResourceName{"db"}, ResourceName{"composite"}};
@@ -195,20 +196,24 @@ TEST_CASE("a version 4 data file rebuilds the index of containers with composite
     }
   }
   {
-    // Version 4 kept no composite entries.
+    // Version 5 kept index entries without their partition's hash.
     sqlite3* db = nullptr;
     REQUIRE(sqlite3_open(options.path.c_str(), &db) == SQLITE_OK);
-    REQUIRE(sqlite3_exec(db, "DELETE FROM index_entries WHERE path LIKE 'composite:%'; PRAGMA user_version = 4;",
+    REQUIRE(sqlite3_exec(db,
+                         "DROP TABLE index_entries; CREATE TABLE index_entries(container_seq INTEGER NOT NULL, "
+                         "path TEXT NOT NULL, value BLOB NOT NULL, document_seq INTEGER NOT NULL, "
+                         "PRIMARY KEY(container_seq, path, value, document_seq)) WITHOUT ROWID; "
+                         "PRAGMA user_version = 5;",
                          nullptr, nullptr, nullptr) == SQLITE_OK);
     sqlite3_close(db);
   }
   auto store = Store::Open(options);
   REQUIRE_OK(store);
-  CHECK(store.value()->opened_schema_version() == 4);
+  CHECK(store.value()->opened_schema_version() == 5);
   Account account(std::move(store).value());
   REQUIRE_OK(account.UpgradeDataFile());
   CHECK(account.ReadContainer(composite)->index_transformation_progress == 0);
-  CHECK(account.ReadContainer(plain)->index_transformation_progress == 100);
+  CHECK(account.ReadContainer(plain)->index_transformation_progress == 0);
   for (;;) {
     auto more = account.ContinueIndexBuilds(/*limit=*/64);
     REQUIRE_OK(more);
@@ -223,4 +228,15 @@ TEST_CASE("a version 4 data file rebuilds the index of containers with composite
   REQUIRE_OK(ordered);
   CHECK(Json::parse(ordered->body)["Documents"] == Json::array({"d18", "d16", "d14"}));
   CHECK(ordered->fan_out.documents_scanned == 3);  // read from the rebuilt composite index
+
+  // Inside one logical partition the rebuilt entries name only that partition's documents.
+  QueryRequest in_partition;
+  in_partition.container = plain;
+  in_partition.body = R"({"query":"SELECT VALUE c.id FROM c WHERE c.n >= 10"})";
+  in_partition.partition_key_header = KeyHeader(3);
+  auto found = account.QueryItems(in_partition);
+  REQUIRE_OK(found);
+  CHECK(Json::parse(found->body)["Documents"] == Json::array({"d13", "d18"}));
+  CHECK(found->fan_out.access_path == "index lookup on /n");
+  CHECK(found->fan_out.documents_scanned == 2);
 }

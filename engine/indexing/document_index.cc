@@ -12,7 +12,7 @@ std::vector<storage::IndexEntry> IndexEntriesOf(const IndexingPolicy& policy, co
 Status DeleteIndexedDocument(storage::Transaction& txn, int64_t container_seq, const IndexingPolicy& policy,
                              const storage::DocumentRecord& record) {
   COSMOS_RETURN_IF_ERROR(
-      txn.DeleteIndexEntries(container_seq, record.seq, IndexEntriesOf(policy, record.body)));
+      txn.DeleteIndexEntries(container_seq, record.seq, record.partition_key, IndexEntriesOf(policy, record.body)));
   return txn.DeleteDocument(container_seq, record);
 }
 

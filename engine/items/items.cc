@@ -302,7 +302,7 @@ Result<ResourceResponse> Items::Store(storage::Transaction& txn, const ResolvedC
     old_index_entries = IndexEntriesOf(container.indexing, existing->body);
     IndexEntryChanges changes = DiffIndexEntries(old_index_entries, index_entries);
     entries_to_insert = std::move(changes.added);
-    COSMOS_RETURN_IF_ERROR(txn.DeleteIndexEntries(container.container.seq, existing->seq, changes.stale));
+    COSMOS_RETURN_IF_ERROR(txn.DeleteIndexEntries(container.container.seq, existing->seq, existing->partition_key, changes.stale));
     COSMOS_RETURN_IF_ERROR(txn.UpdateDocument(container.container.seq, record));
     if (!unique_values.empty()) {
       COSMOS_RETURN_IF_ERROR(txn.DeleteUniqueKeyEntries(container.container.seq, record.seq));
@@ -319,7 +319,8 @@ Result<ResourceResponse> Items::Store(storage::Transaction& txn, const ResolvedC
     COSMOS_RETURN_IF_ERROR(inserted);
   }
   COSMOS_RETURN_IF_ERROR(
-      txn.InsertIndexEntries(container.container.seq, record.seq, existing ? entries_to_insert : index_entries));
+      txn.InsertIndexEntries(container.container.seq, record.seq, record.partition_key,
+                             existing ? entries_to_insert : index_entries));
   for (size_t index = 0; index < unique_values.size(); ++index) {
     Status inserted = txn.InsertUniqueKeyEntry(container.container.seq, partition_key,
                                                static_cast<int>(index), unique_values[index], record.seq);
@@ -403,7 +404,7 @@ Result<ResourceResponse> Items::DeleteIn(Step& step, const ItemKey& key, const P
   }
   container->lsn = std::max(container->lsn, lsn);
   std::vector<storage::IndexEntry> index_entries = IndexEntriesOf(container->indexing, found->body);
-  COSMOS_RETURN_IF_ERROR(txn.DeleteIndexEntries(container->container.seq, found->seq, index_entries));
+  COSMOS_RETURN_IF_ERROR(txn.DeleteIndexEntries(container->container.seq, found->seq, found->partition_key, index_entries));
   COSMOS_RETURN_IF_ERROR(txn.DeleteDocument(container->container.seq, *found));
   if (container->change_log_retention_s > 0) {
     COSMOS_ASSIGN_OR_RETURN(auto value, HeaderPartitionKey(*container, key.partition_key_header));
@@ -442,7 +443,7 @@ Result<ResourceResponse> Items::DeletePartition(const ContainerAddress& address,
       COSMOS_ASSIGN_OR_RETURN(lsn, txn.NextLsn(container_seq));
       container->lsn = std::max(container->lsn, lsn);
       std::vector<storage::IndexEntry> index_entries = IndexEntriesOf(container->indexing, record.body);
-      COSMOS_RETURN_IF_ERROR(txn.DeleteIndexEntries(container_seq, record.seq, index_entries));
+      COSMOS_RETURN_IF_ERROR(txn.DeleteIndexEntries(container_seq, record.seq, record.partition_key, index_entries));
       COSMOS_RETURN_IF_ERROR(txn.DeleteDocument(container_seq, record));
       charge += DeleteCharge(record.body.size(), static_cast<int64_t>(index_entries.size()));
       if (container->change_log_retention_s > 0) {

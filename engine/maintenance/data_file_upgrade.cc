@@ -8,8 +8,8 @@ namespace cosmos::engine {
 
 Status Maintenance::UpgradeDataFile() {
   int version = context_.store().opened_schema_version();
-  if (version == 0 || version >= 5) return Status();
-  if (version == 4) return RebuildCompositeIndexes();
+  if (version == 0 || version >= 6) return Status();
+  if (version == 4 || version == 5) return RebuildIndexes();
   if (version == 1) COSMOS_RETURN_IF_ERROR(RekeyDocuments());
   // Before version 4 there were neither offers nor index entries: every container gets the
   // default offer (unless its database shares throughput) and an index build.
@@ -34,19 +34,14 @@ Status Maintenance::UpgradeDataFile() {
   return txn.Commit();
 }
 
-// Version 4 kept no composite index entries: containers with composite indexes rebuild theirs.
-Status Maintenance::RebuildCompositeIndexes() {
+// Versions 4 and 5 kept index entries without their logical partition (and version 4 no
+// composite ones): the store dropped them, and every container rebuilds its index.
+Status Maintenance::RebuildIndexes() {
   COSMOS_ASSIGN_OR_RETURN(auto txn, context_.store().BeginWrite());
   COSMOS_ASSIGN_OR_RETURN(auto databases, txn.ListDatabases());
   for (const auto& database : databases) {
     COSMOS_ASSIGN_OR_RETURN(auto containers, txn.ListContainers(database.seq));
-    for (const auto& container : containers) {
-      Json body = Json::parse(container.body, nullptr, /*allow_exceptions=*/false);
-      Json policy = body.is_object() ? body.value("indexingPolicy", Json::object()) : Json::object();
-      if (policy.is_object() && !policy.value("compositeIndexes", Json::array()).empty()) {
-        COSMOS_RETURN_IF_ERROR(txn.StartIndexBuild(container.seq));
-      }
-    }
+    for (const auto& container : containers) COSMOS_RETURN_IF_ERROR(txn.StartIndexBuild(container.seq));
   }
   context_.ChangeCatalog(txn);
   return txn.Commit();

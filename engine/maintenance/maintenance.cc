@@ -62,7 +62,8 @@ Result<bool> Maintenance::ContinueIndexBuilds(int64_t limit) {
                                                             build.after_seq + 1, limit));
   for (const DocumentRecord& document : documents) {
     COSMOS_RETURN_IF_ERROR(
-        txn.InsertIndexEntries(build.container_seq, document.seq, IndexEntriesOf(policy, document.body)));
+        txn.InsertIndexEntries(build.container_seq, document.seq, document.partition_key,
+                               IndexEntriesOf(policy, document.body)));
     build.after_seq = document.seq;
   }
   build.done += static_cast<int64_t>(documents.size());

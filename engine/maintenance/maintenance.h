@@ -33,7 +33,7 @@ class Maintenance {
   // Schema version 1 files: every document gets its effective-partition-key storage key.
   Status RekeyDocuments();
   // Schema version 4 files: containers with composite indexes rebuild their index entries.
-  Status RebuildCompositeIndexes();
+  Status RebuildIndexes();
 
   AccountContext& context_;
   Catalog& catalog_;

@@ -8,21 +8,46 @@
 namespace cosmos::engine {
 namespace {
 
-// Within one logical partition, an index lookup collects every matching document before it can
-// order them by key, while a scan of the partition reads in key order and stops when the page is
-// full. The scan wins when the lookup's ranges hold at least as many entries as the partition
-// holds documents (an equality on the partition key path, a wide range on a large container):
-// counting up to that many entries tells, without loading any document.
-Result<bool> PartitionScanIsCheaper(const IndexLookup& lookup, const std::string& partition_key,
-                                    IndexStatistics& statistics) {
-  COSMOS_ASSIGN_OR_RETURN(int64_t documents, statistics.PartitionDocuments(partition_key));
-  int64_t entries = 0;
-  for (const IndexValueRange& range : lookup.ranges) {
-    COSMOS_ASSIGN_OR_RETURN(int64_t counted, statistics.EntriesInRange(lookup.path, range, documents - entries));
-    entries += counted;
-    if (entries >= documents) return true;
+// The predicates the index may serve for a read of `scopes`. When every scope is one logical
+// partition, those on the partition key hold for each document read: they would name the whole
+// partition, and are left to the filter.
+std::vector<query::IndexPredicate> UsefulPredicates(std::vector<query::IndexPredicate> predicates,
+                                                    const std::vector<storage::DocumentScope>& scopes,
+                                                    const std::vector<std::string>& partition_key_paths) {
+  bool logical_partitions = !scopes.empty() && std::all_of(scopes.begin(), scopes.end(), [](const auto& scope) {
+    return scope.partition_key.has_value();
+  });
+  if (!logical_partitions) return predicates;
+  std::erase_if(predicates, [&](const query::IndexPredicate& predicate) {
+    std::string path = IndexPathText(predicate.path);
+    return std::find(partition_key_paths.begin(), partition_key_paths.end(), path) != partition_key_paths.end();
+  });
+  return predicates;
+}
+
+// How many entries `lookup` reads over `scopes`, counting no further than `limit`. A value of one
+// logical partition is a seek to its entries; a range walks the range's entries of every
+// partition, filtering, so it is counted over the container once.
+Result<int64_t> EntriesToRead(const IndexLookup& lookup, const std::vector<storage::DocumentScope>& scopes,
+                              int64_t limit, IndexStatistics& statistics) {
+  std::vector<std::optional<std::string>> partitions;
+  bool each_partition = lookup.equality && std::all_of(scopes.begin(), scopes.end(), [](const auto& scope) {
+    return scope.partition_key.has_value();
+  });
+  if (each_partition) {
+    for (const storage::DocumentScope& scope : scopes) partitions.push_back(scope.partition_key);
+  } else {
+    partitions.push_back(std::nullopt);
   }
-  return false;
+  int64_t entries = 0;
+  for (const std::optional<std::string>& partition : partitions) {
+    for (const IndexValueRange& range : lookup.ranges) {
+      COSMOS_ASSIGN_OR_RETURN(int64_t counted, statistics.EntriesInRange(lookup.path, range, partition, limit - entries));
+      entries += counted;
+      if (entries >= limit) return entries;
+    }
+  }
+  return entries;
 }
 
 // The index scan that yields a query's documents in its ORDER BY order, when one can: a single
@@ -91,15 +116,34 @@ Result<int64_t> StoredIndexStatistics::EntriesAt(const std::string& path) {
   return txn_.CountIndexEntries(container_seq_, path);
 }
 
-Result<int64_t> StoredIndexStatistics::PartitionDocuments(const std::string& partition_key) {
-  COSMOS_ASSIGN_OR_RETURN(auto partition, txn_.GetLogicalPartitionSize(container_seq_, partition_key));
-  return partition.document_count;
+Result<int64_t> StoredIndexStatistics::DocumentsIn(const storage::DocumentScope& scope) {
+  if (scope.partition_key) {
+    COSMOS_ASSIGN_OR_RETURN(auto partition, txn_.GetLogicalPartitionSize(container_seq_, *scope.partition_key));
+    return partition.document_count;
+  }
+  COSMOS_ASSIGN_OR_RETURN(auto stored, txn_.MeasureKeyRange(container_seq_, scope.min_key,
+                                                            scope.max_key.value_or(kMaxEffectivePartitionKey)));
+  return stored.document_count;
 }
 
 Result<int64_t> StoredIndexStatistics::EntriesInRange(const std::string& path, const IndexValueRange& range,
+                                                      const std::optional<std::string>& partition_key,
                                                       int64_t limit) {
   return txn_.CountIndexRange(container_seq_, path, range.lower, range.lower_inclusive, range.upper,
-                              range.upper_inclusive, limit);
+                              range.upper_inclusive, partition_key, limit);
+}
+
+Result<bool> LookupPaysAfterScan(const IndexLookup& lookup, const std::vector<storage::DocumentScope>& scopes,
+                                 int64_t scanned, IndexStatistics& statistics) {
+  int64_t documents = 0;
+  for (const storage::DocumentScope& scope : scopes) {
+    COSMOS_ASSIGN_OR_RETURN(int64_t in_scope, statistics.DocumentsIn(scope));
+    documents += in_scope;
+  }
+  int64_t limit = kEntriesPerDocument * std::max<int64_t>(documents - scanned, 0);
+  if (limit == 0) return false;
+  COSMOS_ASSIGN_OR_RETURN(int64_t entries, EntriesToRead(lookup, scopes, limit, statistics));
+  return entries < limit;
 }
 
 std::vector<OrderByPath> OrderByPaths(const query::SelectQuery& query) {
@@ -119,18 +163,19 @@ std::vector<OrderByPath> OrderByPaths(const query::SelectQuery& query) {
 
 Result<AccessPath> ChooseAccessPath(const IndexingPolicy& policy, bool index_ready, const query::BoundQuery& prepared,
                                     const Json& parameters, const std::vector<storage::DocumentScope>& scopes,
+                                    const std::vector<std::string>& partition_key_paths,
                                     IndexStatistics& statistics) {
   AccessPath access;
   if (!index_ready) return access;
   // The index answers the most selective predicate it can.
-  access.lookup = ChooseIndexLookup(policy, query::FindIndexPredicates(prepared.root(), parameters));
+  access.lookup = ChooseIndexLookup(
+      policy, UsefulPredicates(query::FindIndexPredicates(prepared.root(), parameters), scopes, partition_key_paths));
   // ORDER BY from the index: a page reads only as far as its rows reach.
   COSMOS_ASSIGN_OR_RETURN(access.ordered_scan,
                           OrderedIndexScan(policy, prepared, access.lookup, statistics, access.descending));
-  if (!access.ordered_scan && access.lookup && scopes.size() == 1 && scopes.front().partition_key) {
-    COSMOS_ASSIGN_OR_RETURN(bool scan,
-                            PartitionScanIsCheaper(*access.lookup, *scopes.front().partition_key, statistics));
-    if (scan) access.lookup.reset();
+  if (!access.ordered_scan && access.lookup) {
+    COSMOS_ASSIGN_OR_RETURN(int64_t entries, EntriesToRead(*access.lookup, scopes, kCheapLookupEntries, statistics));
+    access.scan_first = entries >= kCheapLookupEntries;
   }
   return access;
 }

@@ -4,8 +4,14 @@
 //    index of its one ORDER BY path (or the composite index of several), so that a page stops as
 //    soon as it is full;
 //  - an index lookup: only the documents the index names for the most selective WHERE predicate
-//    on an indexed path (index_lookup.h), which the filter then checks;
+//    on an indexed path (index_lookup.h), which the filter then checks. A lookup that names many
+//    entries starts as a scan instead, and becomes the lookup only when the page is not full
+//    after kScanBudget documents: a common value fills a page from the first documents, a rare
+//    one is found in the index;
 //  - a scan: every document of the query's scopes, in storage order.
+// Inside logical partitions (every scope names one) a predicate on the partition key holds for
+// every document read, so it never chooses the index; the index serves the other predicates
+// there as anywhere else, reading only the partitions' entries.
 // The choice reads a few counts from the store (IndexStatistics), never a document, so it can be
 // tested with counts made up for the case.
 // Thread-safety: ChooseAccessPath is a pure function of its arguments and the statistics' answers.
@@ -35,10 +41,12 @@ class IndexStatistics {
   // Entries at an index path: the documents with a scalar there (or, for a composite index's
   // entry path, with a scalar at each of its paths).
   virtual Result<int64_t> EntriesAt(const std::string& path) = 0;
-  // Documents in one logical partition, named by its storage key.
-  virtual Result<int64_t> PartitionDocuments(const std::string& partition_key) = 0;
-  // Entries at `path` within `range`, counting no further than `limit`.
-  virtual Result<int64_t> EntriesInRange(const std::string& path, const IndexValueRange& range, int64_t limit) = 0;
+  // Documents in one scope (a logical partition or a range of keys).
+  virtual Result<int64_t> DocumentsIn(const storage::DocumentScope& scope) = 0;
+  // Entries at `path` within `range` (of one logical partition when `partition_key` is given),
+  // counting no further than `limit`.
+  virtual Result<int64_t> EntriesInRange(const std::string& path, const IndexValueRange& range,
+                                         const std::optional<std::string>& partition_key, int64_t limit) = 0;
 };
 
 // The statistics of container `container_seq` as the transaction `txn` sees it.
@@ -47,8 +55,9 @@ class StoredIndexStatistics : public IndexStatistics {
   StoredIndexStatistics(storage::Transaction& txn, int64_t container_seq) : txn_(txn), container_seq_(container_seq) {}
   Result<int64_t> ContainerDocuments() override;
   Result<int64_t> EntriesAt(const std::string& path) override;
-  Result<int64_t> PartitionDocuments(const std::string& partition_key) override;
-  Result<int64_t> EntriesInRange(const std::string& path, const IndexValueRange& range, int64_t limit) override;
+  Result<int64_t> DocumentsIn(const storage::DocumentScope& scope) override;
+  Result<int64_t> EntriesInRange(const std::string& path, const IndexValueRange& range,
+                                 const std::optional<std::string>& partition_key, int64_t limit) override;
 
  private:
   storage::Transaction& txn_;
@@ -63,18 +72,36 @@ struct AccessPath {
   bool descending = false;
   // Set: the documents this lookup names; nullopt: every document of the scopes.
   std::optional<IndexLookup> lookup;
+  // The lookup reads at least kCheapLookupEntries entries: read the scopes first, and after
+  // kScanBudget documents turn to the lookup if it still pays (LookupPaysAfterScan).
+  bool scan_first = false;
 };
+
+// A lookup that reads fewer entries than this costs less than loading a few documents.
+inline constexpr int64_t kCheapLookupEntries = 1024;
+// Documents a scan_first read loads before it considers the lookup.
+inline constexpr int64_t kScanBudget = 64;
+// Reading one index entry costs about this fraction of loading and filtering one document
+// (bench: ~0.2 µs against 4-10 µs).
+inline constexpr int64_t kEntriesPerDocument = 20;
+
+// Whether a scan_first read of `scopes` that has read `scanned` documents without filling its
+// page costs less by turning to `lookup`: when the lookup reads fewer than kEntriesPerDocument
+// entries per document left to scan. Counts no further than that.
+Result<bool> LookupPaysAfterScan(const IndexLookup& lookup, const std::vector<storage::DocumentScope>& scopes,
+                                 int64_t scanned, IndexStatistics& statistics);
 
 // The document paths of a query's ORDER BY items, for the indexing policy's check (CheckOrderBy)
 // and the ordered index scan. Empty when an item sorts by something other than a path from the
 // root document (a JOIN alias's values, an expression); those are left to the scan.
 std::vector<OrderByPath> OrderByPaths(const query::SelectQuery& query);
 
-// How `prepared` (with `parameters`) reads the `scopes` of a container indexed by `policy`.
-// While the container's index is being built (`index_ready` false) the index is not trusted and
-// every query scans.
+// How `prepared` (with `parameters`) reads the `scopes` of a container indexed by `policy` and
+// partitioned on `partition_key_paths` ("/tenant"). While the container's index is being built
+// (`index_ready` false) the index is not trusted and every query scans.
 Result<AccessPath> ChooseAccessPath(const IndexingPolicy& policy, bool index_ready, const query::BoundQuery& prepared,
                                     const Json& parameters, const std::vector<storage::DocumentScope>& scopes,
+                                    const std::vector<std::string>& partition_key_paths,
                                     IndexStatistics& statistics);
 
 }  // namespace cosmos::engine

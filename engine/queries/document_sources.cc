@@ -147,6 +147,9 @@ class IndexedDocumentSource : public StoredSource {
       COSMOS_ASSIGN_OR_RETURN(auto record, txn_.FindDocumentBySeq(container_seq_, seq));
       if (!record || IsExpired(*record, now_)) continue;
       const ReadSegment& segment = reads_[read].segment;
+      // A logical partition's entries are found by the hash of its key: a document of another
+      // partition with the same hash is not one of its documents.
+      if (!segment.Holds(record->partition_key)) continue;
       COSMOS_RETURN_IF_ERROR(ToSourceDocument(*record, segment.min_key, segment.max_key, doc));
       return true;
     }
@@ -160,12 +163,11 @@ class IndexedDocumentSource : public StoredSource {
       size_t first = found_.size();
       for (const storage::DocumentScope& scope : reads_[read].segment.scopes) {
         for (const IndexValueRange& range : lookup_.ranges) {
-          COSMOS_ASSIGN_OR_RETURN(auto documents, txn_.LookupIndex(container_seq_, lookup_.path, range.lower,
-                                                                   range.lower_inclusive, range.upper,
-                                                                   range.upper_inclusive, scope));
-          entries_read_ += documents.size();
-          for (const storage::IndexedDocument& document : documents) {
-            if (document.seq >= reads_[read].from_seq) found_.emplace_back(read, document.seq);
+          COSMOS_ASSIGN_OR_RETURN(auto seqs, txn_.LookupIndex(container_seq_, lookup_.path, range.lower,
+                                                              range.lower_inclusive, range.upper,
+                                                              range.upper_inclusive, scope, entries_read_));
+          for (int64_t seq : seqs) {
+            if (seq >= reads_[read].from_seq) found_.emplace_back(read, seq);
           }
         }
       }
@@ -193,7 +195,8 @@ class IndexOrderedDocumentSource : public StoredSource {
                              const std::vector<ReadSegment>& segments, const IndexLookup& scan, bool descending,
                              const ReadProperties& properties, uint64_t& entries_read)
       : StoredSource(txn, container_seq, properties), segments_(segments), scan_(scan), descending_(descending),
-        entries_read_(entries_read), range_(descending ? scan.ranges.size() : 0) {}
+        entries_read_(entries_read), range_(descending ? scan.ranges.size() : 0),
+        partition_key_(OneLogicalPartition(segments)) {}
 
   bool in_order_by_order() const override { return true; }
 
@@ -208,6 +211,13 @@ class IndexOrderedDocumentSource : public StoredSource {
 
  private:
   static constexpr int64_t kBatch = 64;
+
+  // The partition key of the one logical partition the segments hold, if that is what they hold:
+  // the walk then reads only its entries.
+  static std::optional<std::string> OneLogicalPartition(const std::vector<ReadSegment>& segments) {
+    if (segments.size() != 1 || segments.front().scopes.size() != 1) return std::nullopt;
+    return segments.front().scopes.front().partition_key;
+  }
 
   // The segment holding a stored partition key, or nullptr when the scan does not read it.
   const ReadSegment* SegmentHolding(const std::string& partition_key) const {
@@ -231,9 +241,9 @@ class IndexOrderedDocumentSource : public StoredSource {
           break;
         }
       }
-      if (value && batch_[next_].first != *value) break;  // the next run starts here
-      value = batch_[next_].first;
-      int64_t seq = batch_[next_++].second;
+      if (value && batch_[next_].value != *value) break;  // the next run starts here
+      value = batch_[next_].value;
+      int64_t seq = batch_[next_++].document_seq;
       COSMOS_ASSIGN_OR_RETURN(auto record, txn_.FindDocumentBySeq(container_seq_, seq));
       if (!record || IsExpired(*record, now_)) continue;
       const ReadSegment* segment = SegmentHolding(record->partition_key);
@@ -256,8 +266,8 @@ class IndexOrderedDocumentSource : public StoredSource {
       if (descending_ ? range_ == 0 : range_ == scan_.ranges.size()) return false;
       const IndexValueRange& range = scan_.ranges[descending_ ? range_ - 1 : range_];
       COSMOS_ASSIGN_OR_RETURN(batch_, txn_.ScanIndex(container_seq_, scan_.path, range.lower, range.lower_inclusive,
-                                                     range.upper, range.upper_inclusive, descending_, cursor_,
-                                                     kBatch));
+                                                     range.upper, range.upper_inclusive, descending_,
+                                                     partition_key_, cursor_, kBatch));
       entries_read_ += batch_.size();
       if (batch_.empty()) {
         cursor_.reset();
@@ -274,12 +284,61 @@ class IndexOrderedDocumentSource : public StoredSource {
   bool descending_;
   uint64_t& entries_read_;
   size_t range_;
-  std::optional<std::pair<std::string, int64_t>> cursor_;
-  std::vector<std::pair<std::string, int64_t>> batch_;
+  const std::optional<std::string> partition_key_;
+  std::optional<storage::IndexRow> cursor_;
+  std::vector<storage::IndexRow> batch_;
   size_t next_ = 0;
   std::vector<query::SourceDocument> group_;  // the current run of equal values
   size_t group_next_ = 0;
   bool exhausted_ = false;
+};
+
+// A scan that turns into an index lookup after its budget of documents.
+class ScanThenLookup : public query::DocumentSource {
+ public:
+  ScanThenLookup(storage::Transaction& txn, int64_t container_seq, const std::vector<ReadSegment>& segments,
+                 const IndexLookup& lookup, std::optional<ReadPosition> start, const ReadProperties& properties,
+                 int64_t scan_budget, uint64_t& entries_read, LookupPays lookup_pays)
+      : txn_(txn), container_seq_(container_seq), segments_(segments), lookup_(lookup), properties_(properties),
+        scan_budget_(scan_budget), entries_read_(entries_read), lookup_pays_(std::move(lookup_pays)),
+        current_(ScanSource(txn, container_seq, segments, std::move(start), properties, entries_read)) {}
+
+  Result<bool> Next(query::SourceDocument& doc) override {
+    if (!looking_up_ && scanned_ == scan_budget_) {
+      COSMOS_ASSIGN_OR_RETURN(bool pays, lookup_pays_(scanned_));
+      if (pays) {
+        // The documents after the last one scanned, from the index.
+        looking_up_ = true;
+        std::optional<ReadPosition> resume;
+        if (last_position_) {
+          resume = ReadPosition::FromJson(*last_position_);
+          ++resume->seq;
+        }
+        current_ = IndexLookupSource(txn_, container_seq_, segments_, lookup_, std::move(resume), properties_,
+                                     entries_read_);
+      }
+    }
+    COSMOS_ASSIGN_OR_RETURN(bool more, current_->Next(doc));
+    if (more && !looking_up_) {
+      ++scanned_;
+      last_position_ = doc.position;
+    }
+    return more;
+  }
+
+ private:
+  storage::Transaction& txn_;
+  const int64_t container_seq_;
+  const std::vector<ReadSegment>& segments_;
+  const IndexLookup& lookup_;
+  const ReadProperties& properties_;
+  const int64_t scan_budget_;
+  uint64_t& entries_read_;
+  LookupPays lookup_pays_;
+  std::unique_ptr<query::DocumentSource> current_;
+  bool looking_up_ = false;
+  int64_t scanned_ = 0;
+  std::optional<Json> last_position_;
 };
 
 // Metadata resources (databases, containers) held in memory for a query.
@@ -319,6 +378,16 @@ std::unique_ptr<query::DocumentSource> IndexLookupSource(storage::Transaction& t
                                                          const ReadProperties& properties, uint64_t& entries_read) {
   return std::make_unique<IndexedDocumentSource>(txn, container_seq, segments, lookup, std::move(start), properties,
                                                  entries_read);
+}
+
+std::unique_ptr<query::DocumentSource> ScanThenLookupSource(storage::Transaction& txn, int64_t container_seq,
+                                                            const std::vector<ReadSegment>& segments,
+                                                            const IndexLookup& lookup,
+                                                            std::optional<ReadPosition> start,
+                                                            const ReadProperties& properties, int64_t scan_budget,
+                                                            uint64_t& entries_read, LookupPays lookup_pays) {
+  return std::make_unique<ScanThenLookup>(txn, container_seq, segments, lookup, std::move(start), properties,
+                                          scan_budget, entries_read, std::move(lookup_pays));
 }
 
 std::unique_ptr<query::DocumentSource> IndexOrderSource(storage::Transaction& txn, int64_t container_seq,

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -38,6 +39,19 @@ std::unique_ptr<query::DocumentSource> IndexLookupSource(storage::Transaction& t
                                                          const std::vector<ReadSegment>& segments,
                                                          const IndexLookup& lookup, std::optional<ReadPosition> start,
                                                          const ReadProperties& properties, uint64_t& entries_read);
+
+// The documents an index lookup names, read as a scan first: ScanSource's documents until
+// `scan_budget` of them were read; then, if `lookup_pays(scan_budget)` says so,
+// IndexLookupSource's after the last one scanned, in the same read order (otherwise the scan
+// goes on). A page that fills from the first documents never reads the index; one that does not
+// stops loading documents the filter rejects.
+using LookupPays = std::function<Result<bool>(int64_t documents_scanned)>;
+std::unique_ptr<query::DocumentSource> ScanThenLookupSource(storage::Transaction& txn, int64_t container_seq,
+                                                            const std::vector<ReadSegment>& segments,
+                                                            const IndexLookup& lookup,
+                                                            std::optional<ReadPosition> start,
+                                                            const ReadProperties& properties, int64_t scan_budget,
+                                                            uint64_t& entries_read, LookupPays lookup_pays);
 
 // The documents of the segments in the order of a query's ORDER BY, read from the index at its
 // path (one item) or from its composite index (several), backwards when `descending`, within

@@ -277,8 +277,9 @@ Result<query::QueryPage> Queries::ReadPage(storage::Transaction& txn, const Reso
                                            std::string& access_path) {
   // How to read: an index lookup, the index in ORDER BY order, or a scan (planning/access_path.h).
   StoredIndexStatistics statistics(txn, container.container.seq);
-  COSMOS_ASSIGN_OR_RETURN(AccessPath access, ChooseAccessPath(container.indexing, !container.index_build, prepared,
-                                                              parameters, scopes, statistics));
+  COSMOS_ASSIGN_OR_RETURN(AccessPath access,
+                          ChooseAccessPath(container.indexing, !container.index_build, prepared, parameters, scopes,
+                                           container.partition_key.paths, statistics));
   const std::vector<ReadSegment> segments = ReadSegments(container.routing, scopes);
   query::OpenSource open_source = [&](const Json* start) -> Result<std::unique_ptr<query::DocumentSource>> {
     std::optional<ReadPosition> start_position;
@@ -292,6 +293,17 @@ Result<query::QueryPage> Queries::ReadPage(storage::Transaction& txn, const Reso
       access_path = "index order on " + access.ordered_scan->path + (access.descending ? " (descending)" : "");
       return IndexOrderSource(txn, container_seq, segments, *access.ordered_scan, access.descending, properties,
                               index_entries_read);
+    }
+    if (access.lookup && access.scan_first) {
+      access_path = "scan";
+      return ScanThenLookupSource(txn, container_seq, segments, *access.lookup, std::move(start_position),
+                                  properties, kScanBudget, index_entries_read,
+                                  [&](int64_t scanned) -> Result<bool> {
+                                    COSMOS_ASSIGN_OR_RETURN(bool pays, LookupPaysAfterScan(*access.lookup, scopes,
+                                                                                           scanned, statistics));
+                                    if (pays) access_path = "scan, then index lookup on " + access.lookup->path;
+                                    return pays;
+                                  });
     }
     if (access.lookup) {
       access_path = "index lookup on " + access.lookup->path;
