@@ -253,7 +253,7 @@ class DocumentUseCollector {
     alias_is_document_ = first != nullptr && !first->iterate && first->collection->kind == ExprKind::kIdentifier;
   }
 
-  void Query(const SelectQuery& q) {
+  void Query(const SelectQuery& q, bool skip_where = false) {
     for (const auto& source : q.from) {
       // `FROM c` names the container; it reads no property by itself.
       if (&source == &q.from[0] && alias_is_document_ && source.collection->slot == 0) continue;
@@ -261,7 +261,7 @@ class DocumentUseCollector {
     }
     for (const auto& item : q.items) Visit(*item.expr, nullptr);
     if (q.select_star) whole_ = true;  // SELECT * returns the first source, often the document
-    if (q.where) Visit(*q.where, nullptr);
+    if (q.where && !skip_where) Visit(*q.where, nullptr);
     for (const auto& g : q.group_by) Visit(*g, nullptr);
     for (const auto& o : q.order_by) Visit(*o.expr, nullptr);
     for (const Expr* e : {q.top.get(), q.offset.get(), q.limit.get()})
@@ -376,6 +376,9 @@ Result<BoundQuery> Bind(std::shared_ptr<const SelectQuery> parsed, std::string_v
     DocumentUseCollector collector(query);
     collector.Query(query);
     bound.document_properties_ = collector.Result();
+    DocumentUseCollector outside_where(query);
+    outside_where.Query(query, /*skip_where=*/true);
+    bound.properties_outside_where_ = outside_where.Result();
   }
   bound.user_functions_ = std::move(binder.user_functions_);
   bound.root_ = std::move(parsed);

@@ -57,6 +57,11 @@ class BoundQuery {
   // storage layer can parse only those; nullopt when the query uses whole documents (SELECT *,
   // SELECT c, a function of c, c[@param]...).
   const std::optional<std::vector<std::string>>& document_properties() const { return document_properties_; }
+  // The same, leaving out the top-level WHERE clause: an empty list means that once a document is
+  // known to pass the filter, nothing of it is read (SELECT VALUE COUNT(1) FROM c WHERE ...).
+  const std::optional<std::vector<std::string>>& properties_outside_where() const {
+    return properties_outside_where_;
+  }
 
   // The user-defined functions the query calls (udf.name), once each; the runner must supply them
   // (query::UserFunctions).
@@ -68,6 +73,7 @@ class BoundQuery {
   std::unordered_map<const SelectQuery*, SelectInfo> infos_;
   bool streaming_ = false;
   std::optional<std::vector<std::string>> document_properties_;
+  std::optional<std::vector<std::string>> properties_outside_where_;
   std::vector<std::string> user_functions_;
 };
 

@@ -52,12 +52,14 @@ const std::vector<storage::DocumentScope> kOnePartition = {storage::DocumentScop
 
 // Plans `text` (with @p = 5) over `scopes`.
 AccessPath Plan(const IndexingPolicy& policy, const std::string& text, FakeStatistics& statistics,
-                const std::vector<storage::DocumentScope>& scopes = kWholeContainer, bool index_ready = true) {
+                const std::vector<storage::DocumentScope>& scopes = kWholeContainer, bool index_ready = true,
+                bool documents_expire = false) {
   static query::PreparedQueryCache cache;
   auto prepared = cache.Prepare(text);
   REQUIRE_OK(prepared);
   Json parameters = Json::array({{{"name", "@p"}, {"value", 5}}});
-  auto access = ChooseAccessPath(policy, index_ready, **prepared, parameters, scopes, {"/pk"}, statistics);
+  auto access = ChooseAccessPath(policy, index_ready, **prepared, parameters, scopes, {"/pk"}, documents_expire,
+                                 statistics);
   REQUIRE_OK(access);
   return *access;
 }
@@ -204,6 +206,61 @@ TEST_CASE("access path: inside a logical partition a range on the ORDER BY path 
   REQUIRE(access.ordered_scan);
   CHECK(access.ordered_scan->path == "/ts");
   CHECK(access.descending);
+}
+
+TEST_CASE("access path: a count whose whole filter is one exact lookup is answered from index entries",
+          "[planning]") {
+  IndexingPolicy policy = PolicyOf("{}");
+  FakeStatistics statistics;
+  auto index_only = [&](const std::string& text, const std::vector<storage::DocumentScope>& scopes = kWholeContainer,
+                        bool documents_expire = false) {
+    return Plan(policy, text, statistics, scopes, true, documents_expire).index_only;
+  };
+  CHECK(index_only("SELECT VALUE COUNT(1) FROM c WHERE c.tag = 't3'"));
+  CHECK(index_only("SELECT COUNT(1) AS n FROM c WHERE c.tag IN ('a', 'b')"));
+  CHECK(index_only("SELECT VALUE COUNT(1) FROM c WHERE c.n >= @p AND c.n < 10"));
+  CHECK(index_only("SELECT VALUE COUNT(1) FROM c WHERE c.n = @p", kOnePartition));
+  CHECK(index_only("SELECT VALUE 1 FROM c WHERE c.a.b = true"));
+  // The query reads the document beyond its filter.
+  CHECK_FALSE(index_only("SELECT VALUE COUNT(c.tag) FROM c WHERE c.tag = 't3'"));
+  CHECK_FALSE(index_only("SELECT c.tag FROM c WHERE c.tag = 't3'"));
+  // The filter is more than the lookup answers.
+  CHECK_FALSE(index_only("SELECT VALUE COUNT(1) FROM c WHERE c.tag = 't3' AND c.n > 1"));
+  CHECK_FALSE(index_only("SELECT VALUE COUNT(1) FROM c WHERE c.tag = 't3' AND IS_STRING(c.x)"));
+  CHECK_FALSE(index_only("SELECT VALUE COUNT(1) FROM c WHERE c.tag = 't3' OR c.tag = 't4'"));
+  // A partition key predicate is not checked against the partition read.
+  CHECK_FALSE(index_only("SELECT VALUE COUNT(1) FROM c WHERE c.pk = 'pk-a' AND c.n = @p", kOnePartition));
+  // Entries that are not the whole value, or not in the query's order.
+  CHECK_FALSE(index_only("SELECT VALUE COUNT(1) FROM c WHERE STARTSWITH(c.tag, 't')"));
+  CHECK_FALSE(index_only("SELECT VALUE COUNT(1) FROM c WHERE c.tag >= 'a'"));
+  CHECK_FALSE(index_only("SELECT VALUE COUNT(1) FROM c WHERE c.tag = '" + std::string(200, 'x') + "'"));
+  CHECK_FALSE(index_only("SELECT VALUE COUNT(1) FROM c WHERE c.tags[0] = 'x'"));
+  // Documents that may have expired must be looked at.
+  CHECK_FALSE(index_only("SELECT VALUE COUNT(1) FROM c WHERE c.tag = 't3'", kWholeContainer, /*documents_expire=*/true));
+}
+
+TEST_CASE("access path: a scan turns to the lookup only while the lookup reads less than the rest of the scan",
+          "[planning]") {
+  IndexingPolicy policy = PolicyOf("{}");
+  FakeStatistics statistics;
+  statistics.container_documents = 1000;  // DocumentsIn answers this for any scope
+  query::PreparedQueryCache cache;
+  auto prepared = cache.Prepare("SELECT * FROM c WHERE c.n > 1");
+  REQUIRE_OK(prepared);
+  auto lookup = ChooseIndexLookup(policy, query::FindIndexPredicates((*prepared)->root(), Json::array()));
+  REQUIRE(lookup);
+  // 936 documents left: the lookup pays below 20 entries each.
+  statistics.entries_per_range = kEntriesPerDocument * 936 - 1;
+  auto pays = [&](int64_t scanned) {
+    auto answer = LookupPaysAfterScan(*lookup, kOnePartition, scanned, statistics);
+    REQUIRE_OK(answer);
+    return answer.value();
+  };
+  CHECK(pays(kScanBudget));
+  statistics.entries_per_range = kEntriesPerDocument * 936;
+  CHECK_FALSE(pays(kScanBudget));
+  // Nothing left to scan: nothing to turn to.
+  CHECK_FALSE(pays(1000));
 }
 
 }  // namespace cosmos::engine

@@ -163,17 +163,23 @@ std::vector<OrderByPath> OrderByPaths(const query::SelectQuery& query) {
 
 Result<AccessPath> ChooseAccessPath(const IndexingPolicy& policy, bool index_ready, const query::BoundQuery& prepared,
                                     const Json& parameters, const std::vector<storage::DocumentScope>& scopes,
-                                    const std::vector<std::string>& partition_key_paths,
+                                    const std::vector<std::string>& partition_key_paths, bool documents_expire,
                                     IndexStatistics& statistics) {
   AccessPath access;
   if (!index_ready) return access;
   // The index answers the most selective predicate it can.
-  access.lookup = ChooseIndexLookup(
-      policy, UsefulPredicates(query::FindIndexPredicates(prepared.root(), parameters), scopes, partition_key_paths));
+  std::vector<query::IndexPredicate> predicates = query::FindIndexPredicates(prepared.root(), parameters);
+  std::vector<query::IndexPredicate> useful = UsefulPredicates(predicates, scopes, partition_key_paths);
+  access.lookup = ChooseIndexLookup(policy, useful);
   // ORDER BY from the index: a page reads only as far as its rows reach.
   COSMOS_ASSIGN_OR_RETURN(access.ordered_scan,
                           OrderedIndexScan(policy, prepared, access.lookup, statistics, access.descending));
-  if (!access.ordered_scan && access.lookup) {
+  if (access.ordered_scan || !access.lookup) return access;
+  const std::optional<std::vector<std::string>>& read_outside_where = prepared.properties_outside_where();
+  access.index_only = !documents_expire && read_outside_where && read_outside_where->empty() &&
+                      useful.size() == predicates.size() && query::WhereIsIndexPredicates(prepared.root(), parameters) &&
+                      LookupAnswersAll(*access.lookup, predicates);
+  if (!access.index_only) {
     COSMOS_ASSIGN_OR_RETURN(int64_t entries, EntriesToRead(*access.lookup, scopes, kCheapLookupEntries, statistics));
     access.scan_first = entries >= kCheapLookupEntries;
   }

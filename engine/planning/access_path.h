@@ -75,6 +75,10 @@ struct AccessPath {
   // The lookup reads at least kCheapLookupEntries entries: read the scopes first, and after
   // kScanBudget documents turn to the lookup if it still pays (LookupPaysAfterScan).
   bool scan_first = false;
+  // The lookup is the whole WHERE clause, answered exactly (LookupAnswersAll), and the query reads
+  // nothing else of a document: the documents are counted from their entries, never loaded
+  // (SELECT VALUE COUNT(1) FROM c WHERE c.tag = @t).
+  bool index_only = false;
 };
 
 // A lookup that reads fewer entries than this costs less than loading a few documents.
@@ -98,10 +102,11 @@ std::vector<OrderByPath> OrderByPaths(const query::SelectQuery& query);
 
 // How `prepared` (with `parameters`) reads the `scopes` of a container indexed by `policy` and
 // partitioned on `partition_key_paths` ("/tenant"). While the container's index is being built
-// (`index_ready` false) the index is not trusted and every query scans.
+// (`index_ready` false) the index is not trusted and every query scans. Where documents expire
+// (`documents_expire`: time to live is on) each must be loaded to tell whether it still exists.
 Result<AccessPath> ChooseAccessPath(const IndexingPolicy& policy, bool index_ready, const query::BoundQuery& prepared,
                                     const Json& parameters, const std::vector<storage::DocumentScope>& scopes,
-                                    const std::vector<std::string>& partition_key_paths,
+                                    const std::vector<std::string>& partition_key_paths, bool documents_expire,
                                     IndexStatistics& statistics);
 
 }  // namespace cosmos::engine

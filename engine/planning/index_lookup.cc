@@ -1,5 +1,7 @@
 #include "engine/planning/index_lookup.h"
 
+#include <algorithm>
+
 namespace cosmos::engine {
 namespace {
 
@@ -67,7 +69,33 @@ std::vector<IndexPredicate> MergeRanges(const std::vector<IndexPredicate>& predi
   return merged;
 }
 
+// A path whose entries hold exactly the scalar at it: property names only (no array element, no
+// step that could be an array position).
+bool NamesProperties(const std::vector<std::string>& path) {
+  return std::none_of(path.begin(), path.end(), [](const std::string& step) {
+    return step == "[]" || step.empty() || std::all_of(step.begin(), step.end(), [](char c) { return c >= '0' && c <= '9'; });
+  });
+}
+
 }  // namespace
+
+bool LookupAnswersAll(const IndexLookup& lookup, const std::vector<query::IndexPredicate>& predicates) {
+  std::vector<IndexPredicate> merged = MergeRanges(predicates);
+  if (merged.size() != 1) return false;
+  const IndexPredicate& predicate = merged.front();
+  if (IndexPathText(predicate.path) != lookup.path || !NamesProperties(predicate.path)) return false;
+  switch (predicate.kind) {
+    case IndexPredicate::Kind::kEquals:
+      return std::none_of(predicate.values.begin(), predicate.values.end(), [](const Json& value) {
+        return IndexValueCut(value) || !EncodeIndexValue(value);
+      });
+    case IndexPredicate::Kind::kRange:
+      return (!predicate.lower || predicate.lower->is_number()) && (!predicate.upper || predicate.upper->is_number());
+    case IndexPredicate::Kind::kPrefix:
+      return false;
+  }
+  return false;
+}
 
 std::optional<IndexLookup> ChooseIndexLookup(const IndexingPolicy& policy,
                                              const std::vector<query::IndexPredicate>& predicates) {

@@ -31,4 +31,10 @@ struct IndexLookup {
 std::optional<IndexLookup> ChooseIndexLookup(const IndexingPolicy& policy,
                                              const std::vector<query::IndexPredicate>& predicates);
 
+// Whether a document has an entry in `lookup`'s ranges exactly when it passes every one of
+// `predicates` (those it was chosen from): they are one predicate (or two bounds of one range),
+// an equality or IN of values the index holds whole, or a range of numbers, on a path of
+// property names. Strings are left out of ranges: the index orders them by UTF-8 bytes.
+bool LookupAnswersAll(const IndexLookup& lookup, const std::vector<query::IndexPredicate>& predicates);
+
 }  // namespace cosmos::engine

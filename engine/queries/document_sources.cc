@@ -29,6 +29,12 @@ class StoredSource : public query::DocumentSource {
     return Status();
   }
 
+  // What an index_only document holds: nothing.
+  static std::shared_ptr<const Json> EmptyDocument() {
+    static const auto empty = std::make_shared<const Json>(Json::object());
+    return empty;
+  }
+
   const int64_t now_ = NowSeconds();
   storage::Transaction& txn_;
   const int64_t container_seq_;
@@ -117,11 +123,6 @@ class StoredDocumentSource : public StoredSource {
     return true;
   }
 
-  static std::shared_ptr<const Json> EmptyDocument() {
-    static const auto empty = std::make_shared<const Json>(Json::object());
-    return empty;
-  }
-
   const std::vector<SegmentRead> reads_;
   uint64_t& entries_read_;
   const bool index_only_ = properties_ && properties_->empty();  // the query reads nothing of a document
@@ -136,14 +137,23 @@ class IndexedDocumentSource : public StoredSource {
  public:
   IndexedDocumentSource(storage::Transaction& txn, int64_t container_seq, const std::vector<ReadSegment>& segments,
                         const IndexLookup& lookup, std::optional<ReadPosition> start,
-                        const ReadProperties& properties, uint64_t& entries_read)
+                        const ReadProperties& properties, uint64_t& entries_read, bool index_only)
       : StoredSource(txn, container_seq, properties), lookup_(lookup), reads_(SegmentsToRead(segments, start)),
-        entries_read_(entries_read) {}
+        entries_read_(entries_read), index_only_(index_only) {}
 
   Result<bool> Next(query::SourceDocument& doc) override {
     if (!looked_up_) COSMOS_RETURN_IF_ERROR(LookUp());
     while (next_ < found_.size()) {
       const auto& [read, seq] = found_[next_++];
+      if (index_only_) {
+        const ReadSegment& segment = reads_[read].segment;
+        doc.json = EmptyDocument();
+        doc.bytes = 0;
+        doc.position = ReadPosition{seq, segment.min_key, segment.max_key}.ToJson();
+        doc.index_only = true;
+        doc.satisfies_where = true;
+        return true;
+      }
       COSMOS_ASSIGN_OR_RETURN(auto record, txn_.FindDocumentBySeq(container_seq_, seq));
       if (!record || IsExpired(*record, now_)) continue;
       const ReadSegment& segment = reads_[read].segment;
@@ -181,6 +191,7 @@ class IndexedDocumentSource : public StoredSource {
   const IndexLookup& lookup_;
   const std::vector<SegmentRead> reads_;
   uint64_t& entries_read_;
+  const bool index_only_;
   bool looked_up_ = false;
   std::vector<std::pair<size_t, int64_t>> found_;  // (index in reads_, seq), in read order
   size_t next_ = 0;
@@ -375,9 +386,10 @@ std::unique_ptr<query::DocumentSource> ScanSource(storage::Transaction& txn, int
 std::unique_ptr<query::DocumentSource> IndexLookupSource(storage::Transaction& txn, int64_t container_seq,
                                                          const std::vector<ReadSegment>& segments,
                                                          const IndexLookup& lookup, std::optional<ReadPosition> start,
-                                                         const ReadProperties& properties, uint64_t& entries_read) {
+                                                         const ReadProperties& properties, uint64_t& entries_read,
+                                                         bool index_only) {
   return std::make_unique<IndexedDocumentSource>(txn, container_seq, segments, lookup, std::move(start), properties,
-                                                 entries_read);
+                                                 entries_read, index_only);
 }
 
 std::unique_ptr<query::DocumentSource> ScanThenLookupSource(storage::Transaction& txn, int64_t container_seq,

@@ -34,11 +34,14 @@ std::unique_ptr<query::DocumentSource> ScanSource(storage::Transaction& txn, int
 
 // The documents an index lookup names within the segments, in read order, from `start`
 // (inclusive). The WHERE clause still runs on each: the lookup may name more documents than
-// match. Adds the entries it reads to `entries_read`.
+// match. Adds the entries it reads to `entries_read`. When `index_only` (the lookup is the whole
+// filter and the query reads nothing else) no document is loaded: each is an index_only document
+// that satisfies the WHERE clause.
 std::unique_ptr<query::DocumentSource> IndexLookupSource(storage::Transaction& txn, int64_t container_seq,
                                                          const std::vector<ReadSegment>& segments,
                                                          const IndexLookup& lookup, std::optional<ReadPosition> start,
-                                                         const ReadProperties& properties, uint64_t& entries_read);
+                                                         const ReadProperties& properties, uint64_t& entries_read,
+                                                         bool index_only = false);
 
 // The documents an index lookup names, read as a scan first: ScanSource's documents until
 // `scan_budget` of them were read; then, if `lookup_pays(scan_budget)` says so,

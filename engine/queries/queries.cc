@@ -279,7 +279,8 @@ Result<query::QueryPage> Queries::ReadPage(storage::Transaction& txn, const Reso
   StoredIndexStatistics statistics(txn, container.container.seq);
   COSMOS_ASSIGN_OR_RETURN(AccessPath access,
                           ChooseAccessPath(container.indexing, !container.index_build, prepared, parameters, scopes,
-                                           container.partition_key.paths, statistics));
+                                           container.partition_key.paths, container.default_ttl.has_value(),
+                                           statistics));
   const std::vector<ReadSegment> segments = ReadSegments(container.routing, scopes);
   query::OpenSource open_source = [&](const Json* start) -> Result<std::unique_ptr<query::DocumentSource>> {
     std::optional<ReadPosition> start_position;
@@ -306,9 +307,9 @@ Result<query::QueryPage> Queries::ReadPage(storage::Transaction& txn, const Reso
                                   });
     }
     if (access.lookup) {
-      access_path = "index lookup on " + access.lookup->path;
+      access_path = (access.index_only ? "index only on " : "index lookup on ") + access.lookup->path;
       return IndexLookupSource(txn, container_seq, segments, *access.lookup, std::move(start_position), properties,
-                               index_entries_read);
+                               index_entries_read, access.index_only);
     }
     access_path = "scan";
     return ScanSource(txn, container_seq, segments, std::move(start_position), properties, index_entries_read);

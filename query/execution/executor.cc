@@ -115,6 +115,7 @@ Result<QueryPage> StreamingPage(const BoundQuery& query, EvalContext& ctx, const
     Row row(1);
     row[0] = Value::View(doc.json, *doc.json);
     produced_rows.clear();
+    runner.SetWhereSatisfied(doc.satisfies_where);
     COSMOS_RETURN_IF_ERROR(runner.Consume(row, &produced_rows));
     size_t first = 0;
     if (first_document && start != nullptr && doc.position == *start) first = skip_in_first;
@@ -159,6 +160,7 @@ Status EvaluateOverContainer(const SelectQuery& q, EvalContext& ctx, const OpenS
       Row row(1);
       row[0] = Value::View(doc.json, *doc.json);
       ctx.document_position = &doc.position;
+      runner.SetWhereSatisfied(doc.satisfies_where);
       Status consumed = runner.Consume(row, &streamed);
       ctx.document_position = nullptr;
       COSMOS_RETURN_IF_ERROR(consumed);

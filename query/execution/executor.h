@@ -35,6 +35,10 @@ struct SourceDocument {
   // FROM c), so `json` is an empty object and the document counts as an index entry read, not
   // as a document retrieved.
   bool index_only = false;
+  // The source vouches that the document satisfies the query's WHERE clause (an index lookup
+  // that is the whole filter), which is then not evaluated: an index_only document has no
+  // properties to evaluate it on.
+  bool satisfies_where = false;
   // Sources in ORDER BY order: the document's sort key, as the source orders it; equal keys are
   // equal strings.
   std::string sort_key;

@@ -116,7 +116,7 @@ Status SelectRunner::Expand(size_t source_index, Row& row, std::vector<Value>* s
 }
 
 Status SelectRunner::Accept(Row& row, std::vector<Value>* streamed) {
-  if (q_.where && !IsTrue(Evaluate(*q_.where, row, ctx_))) return ctx_.functions.error;
+  if (q_.where && !where_satisfied_ && !IsTrue(Evaluate(*q_.where, row, ctx_))) return ctx_.functions.error;
 
   if (info_.is_grouped() || info_.is_aggregate()) {
     std::vector<Value> key;

@@ -39,6 +39,9 @@ class SelectRunner {
   // Feeds one input row (its enclosing slots filled). Streaming selects append their projected
   // rows to `streamed` (TOP/OFFSET/LIMIT not applied: the caller pages them).
   Status Consume(Row& input, std::vector<Value>* streamed);
+  // For the inputs consumed until the next call: whether the source vouches that they satisfy
+  // the WHERE clause (an index answered it), which is then not evaluated.
+  void SetWhereSatisfied(bool satisfied) { where_satisfied_ = satisfied; }
   // Feeds one row of a container subquery (FROM (SELECT ...) x): `value` binds the first source.
   Status ConsumeFirstSource(const Value& value, std::vector<Value>* streamed);
 
@@ -56,6 +59,7 @@ class SelectRunner {
                        uint64_t& offset, std::optional<uint64_t>& limit);
 
  private:
+  bool where_satisfied_ = false;
   struct Sorted;
   struct Group;
   Status Expand(size_t source, Row& row, std::vector<Value>* streamed);

@@ -34,13 +34,17 @@ class PredicateFinder {
  public:
   PredicateFinder(std::string alias, const Json& parameters) : alias_(std::move(alias)), parameters_(parameters) {}
 
-  void Collect(const Expr& e, std::vector<IndexPredicate>& out) const {
+  // Adds the predicates of the conjuncts of `e` to `out`; false when a conjunct is none.
+  bool Collect(const Expr& e, std::vector<IndexPredicate>& out) const {
     if (e.kind == ExprKind::kBinary && e.binary_op == BinaryOp::kAnd) {
-      Collect(*e.children[0], out);
-      Collect(*e.children[1], out);
-      return;
+      bool left = Collect(*e.children[0], out);
+      bool right = Collect(*e.children[1], out);
+      return left && right;
     }
-    if (std::optional<IndexPredicate> predicate = Find(e)) out.push_back(std::move(*predicate));
+    std::optional<IndexPredicate> predicate = Find(e);
+    if (!predicate) return false;
+    out.push_back(std::move(*predicate));
+    return true;
   }
 
  private:
@@ -151,14 +155,26 @@ class PredicateFinder {
 
 }  // namespace
 
+namespace {
+
+bool FiltersTheContainer(const SelectQuery& query) {
+  return query.where && !query.from.empty() && !query.from.front().iterate &&
+         query.from.front().collection->kind == ExprKind::kIdentifier;
+}
+
+}  // namespace
+
 std::vector<IndexPredicate> FindIndexPredicates(const SelectQuery& query, const Json& parameters) {
   std::vector<IndexPredicate> predicates;
-  if (!query.where || query.from.empty() || query.from.front().iterate ||
-      query.from.front().collection->kind != ExprKind::kIdentifier) {
-    return predicates;
-  }
+  if (!FiltersTheContainer(query)) return predicates;
   PredicateFinder(query.from.front().alias, parameters).Collect(*query.where, predicates);
   return predicates;
+}
+
+bool WhereIsIndexPredicates(const SelectQuery& query, const Json& parameters) {
+  std::vector<IndexPredicate> predicates;
+  return FiltersTheContainer(query) && query.from.size() == 1 &&
+         PredicateFinder(query.from.front().alias, parameters).Collect(*query.where, predicates);
 }
 
 }  // namespace cosmos::query

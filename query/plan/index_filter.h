@@ -30,4 +30,8 @@ struct IndexPredicate {
 // `parameters`: the request's [{"name": "@p", "value": ...}] array.
 std::vector<IndexPredicate> FindIndexPredicates(const SelectQuery& query, const Json& parameters);
 
+// Whether the query's WHERE clause is nothing but a conjunction of predicates FindIndexPredicates
+// finds (each conjunct one of them): a document passes it exactly when it passes them.
+bool WhereIsIndexPredicates(const SelectQuery& query, const Json& parameters);
+
 }  // namespace cosmos::query

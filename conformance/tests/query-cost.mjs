@@ -1,0 +1,210 @@
+// What a query costs as the partition key and the index decide it, through the SDK: the IoT
+// dashboard lesson (a per-tenant question on a container keyed by tenant and month against the
+// same question fanned out over a container keyed by device, at 4 and 40 physical partitions),
+// the index serving a range and an ORDER BY inside one logical partition, and counts answered
+// from index entries alone.
+import * as a from "../lib/assert.mjs";
+import { rawRequest, seg } from "../lib/raw.mjs";
+
+const TENANTS = 20;
+const DEVICES_PER_TENANT = 5;
+const DAYS = 10;
+const READINGS_PER_DAY = 2;  // per device: 20 tenants × 5 devices × 10 days × 2 = 2,000 readings
+const DAY_MS = 24 * 3600 * 1000;
+const START = Date.UTC(2026, 10, 1);
+
+function reading(tenant, device, day, slot) {
+  // Devices report a few milliseconds apart: no two readings of a tenant share a time.
+  const ts = START + day * DAY_MS + slot * (DAY_MS / READINGS_PER_DAY) + device * 10 + tenant;
+  const tenantId = `t${String(tenant).padStart(2, "0")}`;
+  return {
+    id: `${tenantId}-d${device}-${day}-${slot}`,
+    tenantId,
+    deviceId: `${tenantId}-d${device}`,
+    tenantMonth: `${tenantId}-2026-11`,
+    ts,
+    temperature: 15 + ((tenant * 7 + device * 3 + day + slot) % 20),
+    firmware: `fw-${device % 3}`,
+  };
+}
+
+function readings() {
+  const all = [];
+  for (let day = 0; day < DAYS; day++) {
+    for (let tenant = 0; tenant < TENANTS; tenant++) {
+      for (let device = 0; device < DEVICES_PER_TENANT; device++) {
+        for (let slot = 0; slot < READINGS_PER_DAY; slot++) all.push(reading(tenant, device, day, slot));
+      }
+    }
+  }
+  return all;
+}
+
+// A container keyed by `key` with `throughput` (which sets its physical partitions), loaded with
+// every reading in bulk.
+async function loadedContainer(ctx, database, key, throughput) {
+  const { container } = await database.containers.create({ id: ctx.uid("iot"), partitionKey: { paths: [`/${key}`] }, throughput });
+  const all = readings();
+  for (let start = 0; start < all.length; start += 500) {
+    const operations = all.slice(start, start + 500).map((item) => ({
+      operationType: "Create", partitionKey: item[key], resourceBody: item,
+    }));
+    const results = await container.items.executeBulkOperations(operations);
+    a.ok(results.every((r) => r.response?.statusCode === 201), "every reading stored");
+  }
+  const { resources: ranges } = await container.readPartitionKeyRanges().fetchAll();
+  return { container, partitions: ranges.length };
+}
+
+// Runs a query to the end through the SDK; its rows and the RU of all its requests.
+async function costOf(container, query, options = {}) {
+  const response = await container.items.query(query, options).fetchAll();
+  return { rows: response.resources, charge: response.requestCharge };
+}
+
+// One page of a query through a signed request, with the x-cosmolite-* headers the SDK hides:
+// inside one logical partition (`partitionKey`), or in one physical partition (`rangeId`).
+async function explain(ctx, database, container, query, partitionKey, rangeId) {
+  const headers = {
+    "content-type": "application/query+json",
+    "x-ms-documentdb-isquery": "True",
+    "x-ms-max-item-count": -1,
+  };
+  if (partitionKey !== undefined) headers["x-ms-documentdb-partitionkey"] = JSON.stringify([partitionKey]);
+  if (rangeId !== undefined) {
+    headers["x-ms-documentdb-query-enablecrosspartition"] = "True";
+    headers["x-ms-documentdb-partitionkeyrangeid"] = rangeId;
+  }
+  const response = await ctx.raw({
+    method: "POST",
+    path: `/dbs/${seg(database.id)}/colls/${seg(container.id)}/docs`,
+    body: { query: query.query, parameters: query.parameters },
+    headers,
+  });
+  a.eq(response.status, 200, `${query.query}: ${response.text}`);
+  return {
+    rows: response.json.Documents,
+    scanned: Number(response.headers["x-cosmolite-documents-scanned"]),
+    access: response.headers["x-cosmolite-access-path"],
+    charge: Number(response.headers["x-ms-request-charge"]),
+  };
+}
+
+const tenant = "t07";
+const since = START + (DAYS - 1) * DAY_MS;  // the last day
+const lastDayRows = DEVICES_PER_TENANT * READINGS_PER_DAY;
+
+function lastDay(tenantFilter) {
+  return {
+    query: `SELECT * FROM c WHERE ${tenantFilter} AND c.ts >= @since`,
+    parameters: [{ name: "@t", value: tenantFilter.includes("tenantMonth") ? `${tenant}-2026-11` : tenant }, { name: "@since", value: since }],
+  };
+}
+
+function lastDayNewestFirst(tenantFilter) {
+  const q = lastDay(tenantFilter);
+  return { ...q, query: `${q.query} ORDER BY c.ts DESC` };
+}
+
+export default [
+  {
+    name: "the IoT lesson: one tenant's last day costs a few RU on a tenant-and-month key, and many times more fanned out over device keys, the gap growing with the partitions",
+    async run(ctx) {
+      const database = await ctx.database();
+      const ratios = [];
+      for (const throughput of [40000, 400000]) {
+        const byDevice = await loadedContainer(ctx, database, "deviceId", throughput);
+        const byTenantMonth = await loadedContainer(ctx, database, "tenantMonth", throughput);
+        a.eq(byDevice.partitions, byTenantMonth.partitions, "the same physical partitions");
+
+        const fannedOut = await costOf(byDevice.container, lastDay("c.tenantId = @t"));
+        const wellKeyed = await costOf(byTenantMonth.container, lastDay("c.tenantMonth = @t"),
+          { partitionKey: `${tenant}-2026-11` });
+        a.eq(fannedOut.rows.length, lastDayRows, "fanned out: the tenant's last day");
+        a.eq(wellKeyed.rows.length, lastDayRows, "well keyed: the tenant's last day");
+        a.ok(wellKeyed.charge < 5, `well keyed: ${wellKeyed.charge} RU`);
+
+        const fannedOutSorted = await costOf(byDevice.container, lastDayNewestFirst("c.tenantId = @t"));
+        const wellKeyedSorted = await costOf(byTenantMonth.container, lastDayNewestFirst("c.tenantMonth = @t"),
+          { partitionKey: `${tenant}-2026-11` });
+        a.deepEq(wellKeyedSorted.rows.map((r) => r.id), fannedOutSorted.rows.map((r) => r.id), "the same rows, newest first");
+        a.ok(wellKeyedSorted.charge < 5, `well keyed, newest first: ${wellKeyedSorted.charge} RU`);
+        a.ok(wellKeyedSorted.charge < fannedOutSorted.charge, "ORDER BY keeps the lesson's direction");
+
+        // The explanation a student reads: the index inside the partition, only the matches loaded.
+        const seen = await explain(ctx, database, byTenantMonth.container, lastDay("c.tenantMonth = @t"), `${tenant}-2026-11`);
+        a.eq(seen.access, "index lookup on /ts", "inside the partition the ts index serves");
+        a.eq(seen.scanned, lastDayRows, "only the last day is loaded");
+        const seenSorted = await explain(ctx, database, byTenantMonth.container, lastDayNewestFirst("c.tenantMonth = @t"), `${tenant}-2026-11`);
+        a.eq(seenSorted.access, "index order on /ts (descending)", "ORDER BY walks the ts index");
+        a.eq(seenSorted.scanned, lastDayRows, "the walk loads only the partition's last day");
+
+        ratios.push(fannedOut.charge / wellKeyed.charge);
+        console.log(`# ${byDevice.partitions} partitions: one tenant's last day ${wellKeyed.charge} RU keyed by tenant and month, ` +
+          `${fannedOut.charge} RU fanned out over device keys (×${(fannedOut.charge / wellKeyed.charge).toFixed(1)}); ` +
+          `newest first ${wellKeyedSorted.charge} RU vs ${fannedOutSorted.charge} RU`);
+      }
+      a.ok(ratios[1] >= 20, `at 40 partitions the fan-out costs ${ratios[1].toFixed(1)}× the keyed query`);
+      a.ok(ratios[1] > 2 * ratios[0], `the gap grows with the partitions: ×${ratios[0].toFixed(1)} then ×${ratios[1].toFixed(1)}`);
+    },
+    timeoutMs: 120_000,
+  },
+  {
+    name: "a count with one indexed filter is answered from index entries: no document loaded, a few RU",
+    async run(ctx) {
+      const { database, container } = await ctx.container({ partitionKey: { paths: ["/deviceId"] } });
+      const all = readings().slice(0, 2000);
+      for (let start = 0; start < all.length; start += 500) {
+        await container.items.executeBulkOperations(all.slice(start, start + 500).map((item) => ({
+          operationType: "Create", partitionKey: item.deviceId, resourceBody: item,
+        })));
+      }
+      const count = { query: "SELECT VALUE COUNT(1) FROM c WHERE c.tenantId = @t", parameters: [{ name: "@t", value: tenant }] };
+      const expected = all.filter((r) => r.tenantId === tenant).length;
+      const { rows, charge } = await costOf(container, count);
+      a.deepEq(rows, [expected], "the count");
+      // Each physical partition counts its share from its entries.
+      const { resources: ranges } = await container.readPartitionKeyRanges().fetchAll();
+      let counted = 0;
+      for (const range of ranges) {
+        const seen = await explain(ctx, database, container, count, undefined, range.id);
+        a.eq(seen.access, "index only on /tenantId", "x-cosmolite-access-path: index only");
+        a.eq(seen.scanned, 0, "no document loaded");
+        counted += seen.rows[0];
+      }
+      a.eq(counted, expected, "the partitions' counts add up");
+      // The same count with a filter the index cannot answer alone loads every match.
+      const loaded = await costOf(container, {
+        query: "SELECT VALUE COUNT(1) FROM c WHERE c.tenantId = @t AND c.temperature > 0", parameters: count.parameters,
+      });
+      a.deepEq(loaded.rows, [expected], "the same count");
+      a.ok(charge < loaded.charge, `index only ${charge} RU < loading ${loaded.charge} RU`);
+      console.log(`# COUNT of ${expected} matches: ${charge} RU from the index, ${loaded.charge} RU loading them`);
+    },
+  },
+  {
+    name: "inside a logical partition a filter on another indexed path reads only that partition's matches",
+    async run(ctx) {
+      const { database, container } = await ctx.container({ partitionKey: { paths: ["/tenantId"] } });
+      const all = readings().slice(0, 2000);
+      await container.items.executeBulkOperations(all.map((item) => ({
+        operationType: "Create", partitionKey: item.tenantId, resourceBody: item,
+      })).slice(0, 100));
+      for (let start = 100; start < all.length; start += 500) {
+        await container.items.executeBulkOperations(all.slice(start, start + 500).map((item) => ({
+          operationType: "Create", partitionKey: item.tenantId, resourceBody: item,
+        })));
+      }
+      const device = `${tenant}-d2`;
+      const query = { query: "SELECT c.id FROM c WHERE c.deviceId = @d", parameters: [{ name: "@d", value: device }] };
+      const seen = await explain(ctx, database, container, query, tenant);
+      const expected = all.filter((r) => r.deviceId === device).map((r) => r.id);
+      a.deepEq(seen.rows.map((r) => r.id), expected, "the device's readings, in creation order");
+      a.eq(seen.access, "index lookup on /deviceId", "the deviceId index");
+      a.eq(seen.scanned, expected.length, "only the matches are loaded");
+      // A filter on the partition key alone reads the partition in order.
+      const whole = await explain(ctx, database, container, { query: "SELECT VALUE COUNT(1) FROM c WHERE c.tenantId = @t", parameters: [{ name: "@t", value: tenant }] }, tenant);
+      a.deepEq(whole.rows, [all.filter((r) => r.tenantId === tenant).length], "the partition's count");
+    },
+  },
+];
