@@ -160,18 +160,23 @@ TEST_CASE("access path: several ORDER BY items read their composite index", "[pl
 TEST_CASE("access path: a lookup that names many entries starts as a scan", "[planning]") {
   IndexingPolicy policy = PolicyOf("{}");
   FakeStatistics statistics;
-  statistics.entries_per_range = kCheapLookupEntries - 1;
+  statistics.container_documents = 200;  // in the one partition (DocumentsIn)
+  // Inside a partition: the lookup serves while it reads less than 20 entries per document there.
+  statistics.entries_per_range = kEntriesPerDocument * 200 - 1;
   AccessPath narrow = Plan(policy, "SELECT * FROM c WHERE c.n >= @p", statistics, kOnePartition);
   REQUIRE(narrow.lookup);
   CHECK(narrow.lookup->path == "/n");
   CHECK_FALSE(narrow.scan_first);
-  statistics.entries_per_range = 1000000;
+  statistics.entries_per_range = kEntriesPerDocument * 200;
   AccessPath wide = Plan(policy, "SELECT * FROM c WHERE c.n >= @p", statistics, kOnePartition);
   REQUIRE(wide.lookup);
   CHECK(wide.scan_first);
   CHECK_FALSE(wide.ordered_scan);
-  AccessPath across = Plan(policy, "SELECT * FROM c WHERE c.n >= @p", statistics);
-  CHECK(across.scan_first);
+  // Across the container, a lookup is tried first while it is cheap.
+  statistics.entries_per_range = kCheapLookupEntries - 1;
+  CHECK_FALSE(Plan(policy, "SELECT * FROM c WHERE c.n >= @p", statistics).scan_first);
+  statistics.entries_per_range = kCheapLookupEntries;
+  CHECK(Plan(policy, "SELECT * FROM c WHERE c.n >= @p", statistics).scan_first);
 }
 
 TEST_CASE("access path: inside logical partitions the partition key never chooses the index", "[planning]") {
@@ -243,24 +248,28 @@ TEST_CASE("access path: a scan turns to the lookup only while the lookup reads l
           "[planning]") {
   IndexingPolicy policy = PolicyOf("{}");
   FakeStatistics statistics;
-  statistics.container_documents = 1000;  // DocumentsIn answers this for any scope
+  statistics.container_documents = 200;  // DocumentsIn answers this for any scope
   query::PreparedQueryCache cache;
   auto prepared = cache.Prepare("SELECT * FROM c WHERE c.n > 1");
   REQUIRE_OK(prepared);
   auto lookup = ChooseIndexLookup(policy, query::FindIndexPredicates((*prepared)->root(), Json::array()));
   REQUIRE(lookup);
-  // 936 documents left: the lookup pays below 20 entries each.
-  statistics.entries_per_range = kEntriesPerDocument * 936 - 1;
+  // 136 documents left: the lookup pays below 20 entries each.
+  statistics.entries_per_range = kEntriesPerDocument * 136 - 1;
   auto pays = [&](int64_t scanned) {
     auto answer = LookupPaysAfterScan(*lookup, kOnePartition, scanned, statistics);
     REQUIRE_OK(answer);
     return answer.value();
   };
   CHECK(pays(kScanBudget));
-  statistics.entries_per_range = kEntriesPerDocument * 936;
+  statistics.entries_per_range = kEntriesPerDocument * 136;
   CHECK_FALSE(pays(kScanBudget));
   // Nothing left to scan: nothing to turn to.
-  CHECK_FALSE(pays(1000));
+  CHECK_FALSE(pays(200));
+  // However large the rest, a lookup past kPartitionLookupEntries entries does not pay.
+  statistics.container_documents = 1000000;
+  statistics.entries_per_range = kPartitionLookupEntries;
+  CHECK_FALSE(pays(kScanBudget));
 }
 
 }  // namespace cosmos::engine

@@ -50,6 +50,19 @@ Result<int64_t> EntriesToRead(const IndexLookup& lookup, const std::vector<stora
   return entries;
 }
 
+// How many entries a lookup may read before a scan of `scopes` is tried first. Logical
+// partitions are counted (one row each) and a lookup pays there while it reads less than their
+// documents would cost; other scopes are not, and a lookup is tried first while it is cheap.
+Result<int64_t> ScanFirstAbove(const std::vector<storage::DocumentScope>& scopes, IndexStatistics& statistics) {
+  int64_t documents = 0;
+  for (const storage::DocumentScope& scope : scopes) {
+    if (!scope.partition_key) return kCheapLookupEntries;
+    COSMOS_ASSIGN_OR_RETURN(int64_t in_scope, statistics.DocumentsIn(scope));
+    documents += in_scope;
+  }
+  return std::clamp(kEntriesPerDocument * documents, kCheapLookupEntries, kPartitionLookupEntries);
+}
+
 // The index scan that yields a query's documents in its ORDER BY order, when one can: a single
 // ORDER BY item on an indexed path, one FROM source, no grouping, aggregate or DISTINCT. When the
 // WHERE clause bounds the same path, the scan keeps to those bounds (documents outside fail the
@@ -140,7 +153,7 @@ Result<bool> LookupPaysAfterScan(const IndexLookup& lookup, const std::vector<st
     COSMOS_ASSIGN_OR_RETURN(int64_t in_scope, statistics.DocumentsIn(scope));
     documents += in_scope;
   }
-  int64_t limit = kEntriesPerDocument * std::max<int64_t>(documents - scanned, 0);
+  int64_t limit = std::min(kEntriesPerDocument * std::max<int64_t>(documents - scanned, 0), kPartitionLookupEntries);
   if (limit == 0) return false;
   COSMOS_ASSIGN_OR_RETURN(int64_t entries, EntriesToRead(lookup, scopes, limit, statistics));
   return entries < limit;
@@ -180,8 +193,9 @@ Result<AccessPath> ChooseAccessPath(const IndexingPolicy& policy, bool index_rea
                       useful.size() == predicates.size() && query::WhereIsIndexPredicates(prepared.root(), parameters) &&
                       LookupAnswersAll(*access.lookup, predicates);
   if (!access.index_only) {
-    COSMOS_ASSIGN_OR_RETURN(int64_t entries, EntriesToRead(*access.lookup, scopes, kCheapLookupEntries, statistics));
-    access.scan_first = entries >= kCheapLookupEntries;
+    COSMOS_ASSIGN_OR_RETURN(int64_t limit, ScanFirstAbove(scopes, statistics));
+    COSMOS_ASSIGN_OR_RETURN(int64_t entries, EntriesToRead(*access.lookup, scopes, limit, statistics));
+    access.scan_first = entries >= limit;
   }
   return access;
 }

@@ -72,8 +72,9 @@ struct AccessPath {
   bool descending = false;
   // Set: the documents this lookup names; nullopt: every document of the scopes.
   std::optional<IndexLookup> lookup;
-  // The lookup reads at least kCheapLookupEntries entries: read the scopes first, and after
-  // kScanBudget documents turn to the lookup if it still pays (LookupPaysAfterScan).
+  // The lookup reads more entries than its scopes' documents are worth (ScanFirstAbove): read
+  // the scopes first, and after kScanBudget documents turn to the lookup if it still pays
+  // (LookupPaysAfterScan).
   bool scan_first = false;
   // The lookup is the whole WHERE clause, answered exactly (LookupAnswersAll), and the query reads
   // nothing else of a document: the documents are counted from their entries, never loaded
@@ -81,17 +82,22 @@ struct AccessPath {
   bool index_only = false;
 };
 
-// A lookup that reads fewer entries than this costs less than loading a few documents.
-inline constexpr int64_t kCheapLookupEntries = 1024;
 // Documents a scan_first read loads before it considers the lookup.
 inline constexpr int64_t kScanBudget = 64;
 // Reading one index entry costs about this fraction of loading and filtering one document
 // (bench: ~0.2 µs against 4-10 µs).
 inline constexpr int64_t kEntriesPerDocument = 20;
+// A lookup that reads fewer entries than this costs less than loading a few documents: it is
+// used over any scope without counting the documents there.
+inline constexpr int64_t kCheapLookupEntries = 1024;
+// Inside logical partitions a lookup is used up to kEntriesPerDocument entries per document of
+// the partitions (it reads less than the whole partition would cost), up to this many; counting
+// further would cost as much as the reads it might save.
+inline constexpr int64_t kPartitionLookupEntries = 4096;
 
 // Whether a scan_first read of `scopes` that has read `scanned` documents without filling its
 // page costs less by turning to `lookup`: when the lookup reads fewer than kEntriesPerDocument
-// entries per document left to scan. Counts no further than that.
+// entries per document left to scan, and fewer than kPartitionLookupEntries. Counts no further.
 Result<bool> LookupPaysAfterScan(const IndexLookup& lookup, const std::vector<storage::DocumentScope>& scopes,
                                  int64_t scanned, IndexStatistics& statistics);
 
