@@ -382,6 +382,37 @@ def render_scripts(w, records):
     w("")
 
 
+def render_query_cost(w, records):
+    cost = next(iter(runs_of(records, "query-cost", "query-cost")), None)
+    if cost is None:
+        return
+    w("## Query cost (`bench_query_cost`, in process)")
+    w("")
+    w("The IoT lesson: one tenant's last day, on a container keyed by tenant and month (in its partition) and on one "
+      "keyed by device (every range, as the SDKs send it).")
+    w("")
+    w("| physical partitions | readings | keyed RU | fanned-out RU | ratio | keyed µs | fanned-out µs | newest first: keyed / fanned-out RU |")
+    w("|---:|---:|---:|---:|---:|---:|---:|---|")
+    for f in cost.get("iot", []):
+        ratio = f["fanned_out_ru"] / f["keyed_ru"] if f.get("keyed_ru") else None
+        w(f"| {f['physical_partitions']} | {f['readings']} | {fmt(f['keyed_ru'], 2)} | {fmt(f['fanned_out_ru'], 2)} | "
+          f"{fmt(ratio, 1)} | {fmt(f['keyed_us'])} | {fmt(f['fanned_out_us'])} | "
+          f"{fmt(f['newest_first_keyed_ru'], 2)} / {fmt(f['newest_first_fanned_out_ru'], 2)} |")
+    w("")
+    w("Indexed queries as the container grows (first page of 10; µs median, RU and documents loaded mean):")
+    w("")
+    w("| documents | `pk = @pk AND n >= @lo` | … `ORDER BY c.n` | `TOP 10 … tag = @t AND n >= @lo ORDER BY c.n` | "
+      "`COUNT(1) … tag = @t` index only | the count loading | µs per entry / per document loaded |")
+    w("|---:|---|---|---|---|---|---|")
+    cell = lambda f, k: f"{fmt(f[k + '_us'])} µs, {fmt(f[k + '_ru'], 2)} RU, {fmt(f[k + '_scanned'], 1)} loaded"  # noqa: E731
+    for f in cost.get("sized", []):
+        w(f"| {f['documents']} | {cell(f, 'partition_range_first_page')} | {cell(f, 'partition_range_ordered_first_page')} | "
+          f"{cell(f, 'equality_range_ordered_top10')} | {fmt(f['count_index_only_us'])} µs, {fmt(f['count_index_only_ru'], 2)} RU | "
+          f"{fmt(f['count_loading_us'])} µs, {fmt(f['count_loading_ru'], 2)} RU | "
+          f"{fmt(f['us_per_index_entry'], 2)} / {fmt(f['us_per_document_loaded'], 2)} |")
+    w("")
+
+
 def telemetry_verdict(record, rate, seconds):
     if record is None:
         return None
@@ -548,6 +579,7 @@ def render(info, records, problems, args):
     render_reads_beside_endless(w, records, args)
     render_query_engine(w, records)
     render_scripts(w, records)
+    render_query_cost(w, records)
 
     w(f"## Telemetry ingest ({args.telemetry_rate:,} docs/s of 300 bytes offered for {args.telemetry_seconds:g} s)")
     w("")

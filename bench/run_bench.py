@@ -10,6 +10,8 @@ transport (HTTPS, certificate not verified, N keep-alive connections):
   sqlite          build/bench/bench_sqlite: raw SQLite insert and point-select loops, no HTTP
   query-engine    build/bench/bench_query_parse: parse+bind, cached prepare and query-plan rates
   scripts         build/bench/bench_scripts: stored procedures and UDFs in process, beside the same work without
+  query-cost      build/bench/bench_query_cost: the IoT lesson's RU at 4 and 40 partitions, indexed queries as the
+                  container grows, counts from the index alone (in process)
 
 cosmolite also runs bulk creates (100 operations per request, as the SDKs' bulk mode sends them)
 right after its point creates, and the report compares the two per document.
@@ -242,6 +244,7 @@ class Bench:
         self.sqlite = self.build / "bench" / "bench_sqlite"
         self.query_parse = self.build / "bench" / "bench_query_parse"
         self.scripts = self.build / "bench" / "bench_scripts"
+        self.query_cost = self.build / "bench" / "bench_query_cost"
         self.work = Path(tempfile.mkdtemp(prefix="cosmolite-bench-"))
         self.log_dir = self.build / "bench-logs"
         self.log_dir.mkdir(parents=True, exist_ok=True)
@@ -542,9 +545,13 @@ class Bench:
         self.run_tool(self.scripts, "scripts", ["--seconds", self.args.parse_seconds],
                       20 * self.args.parse_seconds + 120)
 
+    def run_query_cost(self):
+        self.run_tool(self.query_cost, "query cost", ["--seconds", self.args.parse_seconds / 2], 900)
+
     def run(self):
         steps = [("cosmolite", self.run_cosmolite), ("peer", self.run_peer), ("raw-beast", self.run_raw_beast),
-                 ("sqlite", self.run_sqlite), ("query-engine", self.run_query_parse), ("scripts", self.run_scripts)]
+                 ("sqlite", self.run_sqlite), ("query-engine", self.run_query_parse), ("scripts", self.run_scripts),
+                 ("query-cost", self.run_query_cost)]
         if not self.args.skip_plain_http:
             steps.insert(1, ("cosmolite-http", self.run_cosmolite_http))
         only = set(self.args.only.split(",")) if self.args.only else None
@@ -613,7 +620,7 @@ def main():
                              "create,bulk-create (names as cosmolite_bench --workload; also startup, and "
                              "indexing, beside-scans and beside-endless for those sections' extra runs)")
     parser.add_argument("--only", default="", help="comma-separated subset: cosmolite,cosmolite-http,peer,"
-                                                   "raw-beast,sqlite,query-engine,scripts (the report then lacks the "
+                                                   "raw-beast,sqlite,query-engine,scripts,query-cost (the report then lacks the "
                                                    "others)")
     args = parser.parse_args()
     bench_report.NOISE_THRESHOLD = args.noise_threshold

@@ -272,4 +272,27 @@ TEST_CASE("access path: a scan turns to the lookup only while the lookup reads l
   CHECK_FALSE(pays(kScanBudget));
 }
 
+TEST_CASE("access path: a common equality gives way to walking a bounded ORDER BY path, a rare one does not",
+          "[planning]") {
+  IndexingPolicy policy = PolicyOf("{}");
+  FakeStatistics statistics;
+  const char* text = "SELECT TOP 10 * FROM c WHERE c.tag = 't3' AND c.n >= @p ORDER BY c.n";
+  statistics.entries_per_range = kCheapLookupEntries;  // the tag names many documents
+  AccessPath common = Plan(policy, text, statistics);
+  REQUIRE(common.ordered_scan);
+  CHECK(common.ordered_scan->path == "/n");
+  REQUIRE(common.ordered_scan->ranges.size() == 1);
+  CHECK(common.ordered_scan->ranges[0].lower == *EncodeIndexValue(Json(5)));
+  statistics.entries_per_range = 10;  // a few: sort them
+  AccessPath rare = Plan(policy, text, statistics);
+  CHECK_FALSE(rare.ordered_scan);
+  REQUIRE(rare.lookup);
+  CHECK(rare.lookup->path == "/tag");
+  // A sorted page needs every match: it never starts as a scan.
+  statistics.entries_per_range = 1000000;
+  AccessPath sorted = Plan(policy, "SELECT * FROM c WHERE c.tag = 't3' ORDER BY c.other", statistics);
+  CHECK_FALSE(sorted.scan_first);
+  CHECK_FALSE(Plan(policy, "SELECT VALUE COUNT(1) FROM c WHERE c.tag = 't3' AND c.n > 1", statistics).scan_first);
+}
+
 }  // namespace cosmos::engine

@@ -69,6 +69,7 @@ Result<int64_t> ScanFirstAbove(const std::vector<storage::DocumentScope>& scopes
 // filter anyway); otherwise every document must have a scalar there, or the scan would miss the
 // ones that sort as undefined, arrays or objects.
 Result<std::optional<IndexLookup>> OrderedIndexScan(const IndexingPolicy& policy, const query::BoundQuery& prepared,
+                                                    const std::vector<query::IndexPredicate>& predicates,
                                                     const std::optional<IndexLookup>& lookup,
                                                     IndexStatistics& statistics, bool& descending) {
   const query::SelectQuery& q = prepared.root();
@@ -96,8 +97,21 @@ Result<std::optional<IndexLookup>> OrderedIndexScan(const IndexingPolicy& policy
     scan.path = composite->entry_path;
     every_value = {std::string(), true, std::string(1, '\xff'), false};
   }
-  if (lookup && lookup->path == scan.path) {
-    scan.ranges = lookup->ranges;
+  // The predicates on the ORDER BY path bound the walk (documents outside fail the filter).
+  std::vector<query::IndexPredicate> on_path;
+  for (const query::IndexPredicate& predicate : predicates) {
+    if (IndexPathText(predicate.path) == scan.path) on_path.push_back(predicate);
+  }
+  std::optional<IndexLookup> bounds = on_path.empty() ? std::nullopt : ChooseIndexLookup(policy, on_path);
+  if (bounds) {
+    // A selective equality elsewhere names few documents: sorting them beats walking the order.
+    if (lookup && lookup->equality && lookup->path != scan.path) {
+      COSMOS_ASSIGN_OR_RETURN(int64_t named, statistics.EntriesInRange(lookup->path, lookup->ranges.front(),
+                                                                       std::nullopt, kCheapLookupEntries));
+      if (lookup->ranges.size() == 1 && named < kCheapLookupEntries) return std::optional<IndexLookup>();
+      if (lookup->ranges.size() > 1) return std::optional<IndexLookup>();
+    }
+    scan.ranges = bounds->ranges;
   } else {
     // A selective equality elsewhere names few documents: sorting them beats walking the order.
     if (lookup && lookup->equality) return std::optional<IndexLookup>();
@@ -186,13 +200,15 @@ Result<AccessPath> ChooseAccessPath(const IndexingPolicy& policy, bool index_rea
   access.lookup = ChooseIndexLookup(policy, useful);
   // ORDER BY from the index: a page reads only as far as its rows reach.
   COSMOS_ASSIGN_OR_RETURN(access.ordered_scan,
-                          OrderedIndexScan(policy, prepared, access.lookup, statistics, access.descending));
+                          OrderedIndexScan(policy, prepared, useful, access.lookup, statistics, access.descending));
   if (access.ordered_scan || !access.lookup) return access;
   const std::optional<std::vector<std::string>>& read_outside_where = prepared.properties_outside_where();
   access.index_only = !documents_expire && read_outside_where && read_outside_where->empty() &&
                       useful.size() == predicates.size() && query::WhereIsIndexPredicates(prepared.root(), parameters) &&
                       LookupAnswersAll(*access.lookup, predicates);
-  if (!access.index_only) {
+  // Only a streaming page can stop once it is full; a sorted or aggregated one needs every match,
+  // which the lookup names at less than a scan's cost.
+  if (!access.index_only && prepared.is_streaming()) {
     COSMOS_ASSIGN_OR_RETURN(int64_t limit, ScanFirstAbove(scopes, statistics));
     COSMOS_ASSIGN_OR_RETURN(int64_t entries, EntriesToRead(*access.lookup, scopes, limit, statistics));
     access.scan_first = entries >= limit;
