@@ -104,12 +104,13 @@ Result<std::optional<IndexLookup>> OrderedIndexScan(const IndexingPolicy& policy
   }
   std::optional<IndexLookup> bounds = on_path.empty() ? std::nullopt : ChooseIndexLookup(policy, on_path);
   if (bounds) {
-    // A selective equality elsewhere names few documents: sorting them beats walking the order.
+    // An equality elsewhere that names few documents is cheaper to sort than the walk; one that
+    // names many (a tenant, a status) leaves a match every few steps of the walk.
     if (lookup && lookup->equality && lookup->path != scan.path) {
+      if (lookup->ranges.size() > 1) return std::optional<IndexLookup>();
       COSMOS_ASSIGN_OR_RETURN(int64_t named, statistics.EntriesInRange(lookup->path, lookup->ranges.front(),
                                                                        std::nullopt, kCheapLookupEntries));
-      if (lookup->ranges.size() == 1 && named < kCheapLookupEntries) return std::optional<IndexLookup>();
-      if (lookup->ranges.size() > 1) return std::optional<IndexLookup>();
+      if (named < kCheapLookupEntries) return std::optional<IndexLookup>();
     }
     scan.ranges = bounds->ranges;
   } else {
