@@ -8,16 +8,30 @@
 namespace cosmos::engine {
 namespace {
 
+// Whether every scope is one logical partition.
+bool AllLogicalPartitions(const std::vector<storage::DocumentScope>& scopes) {
+  return !scopes.empty() && std::all_of(scopes.begin(), scopes.end(), [](const storage::DocumentScope& scope) {
+    return scope.partition_key.has_value();
+  });
+}
+
+// The documents in `scopes`.
+Result<int64_t> DocumentsInScopes(const std::vector<storage::DocumentScope>& scopes, IndexStatistics& statistics) {
+  int64_t documents = 0;
+  for (const storage::DocumentScope& scope : scopes) {
+    COSMOS_ASSIGN_OR_RETURN(int64_t in_scope, statistics.DocumentsIn(scope));
+    documents += in_scope;
+  }
+  return documents;
+}
+
 // The predicates the index may serve for a read of `scopes`. When every scope is one logical
 // partition, those on the partition key hold for each document read: they would name the whole
 // partition, and are left to the filter.
 std::vector<query::IndexPredicate> UsefulPredicates(std::vector<query::IndexPredicate> predicates,
                                                     const std::vector<storage::DocumentScope>& scopes,
                                                     const std::vector<std::string>& partition_key_paths) {
-  bool logical_partitions = !scopes.empty() && std::all_of(scopes.begin(), scopes.end(), [](const auto& scope) {
-    return scope.partition_key.has_value();
-  });
-  if (!logical_partitions) return predicates;
+  if (!AllLogicalPartitions(scopes)) return predicates;
   std::erase_if(predicates, [&](const query::IndexPredicate& predicate) {
     std::string path = IndexPathText(predicate.path);
     return std::find(partition_key_paths.begin(), partition_key_paths.end(), path) != partition_key_paths.end();
@@ -31,10 +45,7 @@ std::vector<query::IndexPredicate> UsefulPredicates(std::vector<query::IndexPred
 Result<int64_t> EntriesToRead(const IndexLookup& lookup, const std::vector<storage::DocumentScope>& scopes,
                               int64_t limit, IndexStatistics& statistics) {
   std::vector<std::optional<std::string>> partitions;
-  bool each_partition = lookup.equality && std::all_of(scopes.begin(), scopes.end(), [](const auto& scope) {
-    return scope.partition_key.has_value();
-  });
-  if (each_partition) {
+  if (lookup.equality && AllLogicalPartitions(scopes)) {
     for (const storage::DocumentScope& scope : scopes) partitions.push_back(scope.partition_key);
   } else {
     partitions.push_back(std::nullopt);
@@ -54,12 +65,8 @@ Result<int64_t> EntriesToRead(const IndexLookup& lookup, const std::vector<stora
 // partitions are counted (one row each) and a lookup pays there while it reads less than their
 // documents would cost; other scopes are not, and a lookup is tried first while it is cheap.
 Result<int64_t> ScanFirstAbove(const std::vector<storage::DocumentScope>& scopes, IndexStatistics& statistics) {
-  int64_t documents = 0;
-  for (const storage::DocumentScope& scope : scopes) {
-    if (!scope.partition_key) return kCheapLookupEntries;
-    COSMOS_ASSIGN_OR_RETURN(int64_t in_scope, statistics.DocumentsIn(scope));
-    documents += in_scope;
-  }
+  if (!AllLogicalPartitions(scopes)) return kCheapLookupEntries;
+  COSMOS_ASSIGN_OR_RETURN(int64_t documents, DocumentsInScopes(scopes, statistics));
   return std::clamp(kEntriesPerDocument * documents, kCheapLookupEntries, kPartitionLookupEntries);
 }
 
@@ -163,11 +170,7 @@ Result<int64_t> StoredIndexStatistics::EntriesInRange(const std::string& path, c
 
 Result<bool> LookupPaysAfterScan(const IndexLookup& lookup, const std::vector<storage::DocumentScope>& scopes,
                                  int64_t scanned, IndexStatistics& statistics) {
-  int64_t documents = 0;
-  for (const storage::DocumentScope& scope : scopes) {
-    COSMOS_ASSIGN_OR_RETURN(int64_t in_scope, statistics.DocumentsIn(scope));
-    documents += in_scope;
-  }
+  COSMOS_ASSIGN_OR_RETURN(int64_t documents, DocumentsInScopes(scopes, statistics));
   int64_t limit = std::min(kEntriesPerDocument * std::max<int64_t>(documents - scanned, 0), kPartitionLookupEntries);
   if (limit == 0) return false;
   COSMOS_ASSIGN_OR_RETURN(int64_t entries, EntriesToRead(lookup, scopes, limit, statistics));
