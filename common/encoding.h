@@ -1,4 +1,4 @@
-// Text encodings shared across the code base: base64, percent-decoding, UTF-8 encoding.
+// Text encodings shared across the code base: base64, hex, percent-decoding, UTF-8 encoding.
 // Pure functions; thread-safe.
 #pragma once
 
@@ -13,6 +13,11 @@ namespace cosmos {
 std::string Base64Encode(const std::vector<uint8_t>& bytes);
 // Returns nullopt for text that is not canonical padded base64.
 std::optional<std::vector<uint8_t>> Base64Decode(std::string_view text);
+
+// Bytes as lowercase hex digits, two per byte.
+std::string HexEncode(std::string_view bytes);
+// Returns nullopt for text that is not an even number of hex digits (either case).
+std::optional<std::string> HexDecode(std::string_view text);
 
 // Decodes %XX escapes (and nothing else: '+' stays '+', as in URL paths).
 // Returns nullopt for a malformed escape.

@@ -65,9 +65,8 @@ class StoredIndexStatistics : public IndexStatistics {
 };
 
 struct AccessPath {
-  // Set: the first page reads in ORDER BY order from this index scan (backwards when
-  // `descending`). A later page resumes from a document position, which only the two other ways
-  // can do, so it falls back to them.
+  // Set: the page reads in ORDER BY order from this index scan (backwards when `descending`); a
+  // later page starts after the last row returned (document_sources.h's OrderResume).
   std::optional<IndexLookup> ordered_scan;
   bool descending = false;
   // Set: the documents this lookup names; nullopt: every document of the scopes.

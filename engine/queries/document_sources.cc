@@ -204,12 +204,15 @@ class IndexOrderedDocumentSource : public StoredSource {
  public:
   IndexOrderedDocumentSource(storage::Transaction& txn, int64_t container_seq,
                              const std::vector<ReadSegment>& segments, const IndexLookup& scan, bool descending,
-                             const ReadProperties& properties, uint64_t& entries_read)
-      : StoredSource(txn, container_seq, properties), segments_(segments), scan_(scan), descending_(descending),
-        entries_read_(entries_read), range_(descending ? scan.ranges.size() : 0),
-        partition_key_(OneLogicalPartition(segments)) {}
+                             std::optional<OrderResume> resume, const ReadProperties& properties,
+                             uint64_t& entries_read)
+      : StoredSource(txn, container_seq, properties), segments_(segments),
+        ranges_(resume ? RangesFrom(scan.ranges, resume->sort_key, descending) : scan.ranges), path_(scan.path),
+        descending_(descending), entries_read_(entries_read), range_(descending ? ranges_.size() : 0),
+        partition_key_(OneLogicalPartition(segments)), resume_(std::move(resume)) {}
 
   bool in_order_by_order() const override { return true; }
+  bool resumed() const override { return resume_.has_value(); }
 
   Result<bool> Next(query::SourceDocument& doc) override {
     while (group_next_ == group_.size()) {
@@ -228,6 +231,24 @@ class IndexOrderedDocumentSource : public StoredSource {
   static std::optional<std::string> OneLogicalPartition(const std::vector<ReadSegment>& segments) {
     if (segments.size() != 1 || segments.front().scopes.size() != 1) return std::nullopt;
     return segments.front().scopes.front().partition_key;
+  }
+
+  // What is left of `ranges` (in ascending order) from `sort_key` on in the direction of the walk,
+  // `sort_key` included: the documents with that key are filtered by position (LoadGroup).
+  static std::vector<IndexValueRange> RangesFrom(const std::vector<IndexValueRange>& ranges,
+                                                 const std::string& sort_key, bool descending) {
+    std::vector<IndexValueRange> left;
+    for (IndexValueRange range : ranges) {
+      if (!descending) {
+        if (range.upper < sort_key || (range.upper == sort_key && !range.upper_inclusive)) continue;
+        if (range.lower < sort_key) range = {sort_key, true, range.upper, range.upper_inclusive};
+      } else {
+        if (range.lower > sort_key || (range.lower == sort_key && !range.lower_inclusive)) continue;
+        if (range.upper > sort_key) range = {range.lower, range.lower_inclusive, sort_key, true};
+      }
+      left.push_back(std::move(range));
+    }
+    return left;
   }
 
   // The segment holding a stored partition key, or nullptr when the scan does not read it.
@@ -262,6 +283,8 @@ class IndexOrderedDocumentSource : public StoredSource {
       query::SourceDocument& doc = group_.emplace_back();
       COSMOS_RETURN_IF_ERROR(ToSourceDocument(*record, segment->min_key, segment->max_key, doc));
       doc.sort_key = *value;
+      // The documents with the resume key up to the last one returned were returned before.
+      if (resume_ && doc.sort_key == resume_->sort_key && !(resume_->position < doc.position)) group_.pop_back();
     }
     std::sort(group_.begin(), group_.end(), [](const query::SourceDocument& a, const query::SourceDocument& b) {
       return a.position < b.position;
@@ -274,9 +297,9 @@ class IndexOrderedDocumentSource : public StoredSource {
     batch_.clear();
     next_ = 0;
     while (batch_.empty()) {
-      if (descending_ ? range_ == 0 : range_ == scan_.ranges.size()) return false;
-      const IndexValueRange& range = scan_.ranges[descending_ ? range_ - 1 : range_];
-      COSMOS_ASSIGN_OR_RETURN(batch_, txn_.ScanIndex(container_seq_, scan_.path, range.lower, range.lower_inclusive,
+      if (descending_ ? range_ == 0 : range_ == ranges_.size()) return false;
+      const IndexValueRange& range = ranges_[descending_ ? range_ - 1 : range_];
+      COSMOS_ASSIGN_OR_RETURN(batch_, txn_.ScanIndex(container_seq_, path_, range.lower, range.lower_inclusive,
                                                      range.upper, range.upper_inclusive, descending_,
                                                      partition_key_, cursor_, kBatch));
       entries_read_ += batch_.size();
@@ -291,11 +314,13 @@ class IndexOrderedDocumentSource : public StoredSource {
   }
 
   const std::vector<ReadSegment>& segments_;
-  const IndexLookup& scan_;
+  const std::vector<IndexValueRange> ranges_;  // the scan's, from the resume key on
+  const std::string path_;
   bool descending_;
   uint64_t& entries_read_;
   size_t range_;
   const std::optional<std::string> partition_key_;
+  const std::optional<OrderResume> resume_;
   std::optional<storage::IndexRow> cursor_;
   std::vector<storage::IndexRow> batch_;
   size_t next_ = 0;
@@ -405,9 +430,10 @@ std::unique_ptr<query::DocumentSource> ScanThenLookupSource(storage::Transaction
 std::unique_ptr<query::DocumentSource> IndexOrderSource(storage::Transaction& txn, int64_t container_seq,
                                                         const std::vector<ReadSegment>& segments,
                                                         const IndexLookup& scan, bool descending,
+                                                        std::optional<OrderResume> resume,
                                                         const ReadProperties& properties, uint64_t& entries_read) {
-  return std::make_unique<IndexOrderedDocumentSource>(txn, container_seq, segments, scan, descending, properties,
-                                                      entries_read);
+  return std::make_unique<IndexOrderedDocumentSource>(txn, container_seq, segments, scan, descending,
+                                                      std::move(resume), properties, entries_read);
 }
 
 std::unique_ptr<query::DocumentSource> ResourceListSource(const std::vector<std::pair<int64_t, std::string>>& bodies,

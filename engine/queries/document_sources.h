@@ -56,13 +56,21 @@ std::unique_ptr<query::DocumentSource> ScanThenLookupSource(storage::Transaction
                                                             const ReadProperties& properties, int64_t scan_budget,
                                                             uint64_t& entries_read, LookupPays lookup_pays);
 
+// Where a later page of a sorted query starts in ORDER BY order: after the document at
+// `position` whose sort key is `sort_key` (query/execution/executor.h's OpenSource).
+struct OrderResume {
+  std::string sort_key;
+  Json position;
+};
+
 // The documents of the segments in the order of a query's ORDER BY, read from the index at its
 // path (one item) or from its composite index (several), backwards when `descending`, within
-// the scan's ranges; equal values in read-position order. Adds the entries it reads to
-// `entries_read`.
+// the scan's ranges; equal values in read-position order. With `resume`, only the documents after
+// it. Adds the entries it reads to `entries_read`.
 std::unique_ptr<query::DocumentSource> IndexOrderSource(storage::Transaction& txn, int64_t container_seq,
                                                         const std::vector<ReadSegment>& segments,
                                                         const IndexLookup& scan, bool descending,
+                                                        std::optional<OrderResume> resume,
                                                         const ReadProperties& properties, uint64_t& entries_read);
 
 // Metadata resources (databases, containers, offers) held in memory, as (seq, body) in seq

@@ -8,6 +8,7 @@
 #include "engine/planning/cross_partition.h"
 #include "engine/planning/index_utilization.h"
 #include "engine/planning/partition_targets.h"
+#include "common/encoding.h"
 #include "common/json_parse.h"
 #include "engine/queries/document_sources.h"
 #include "engine/scripts/user_function_runner.h"
@@ -283,17 +284,31 @@ Result<query::QueryPage> Queries::ReadPage(storage::Transaction& txn, const Reso
                                            statistics));
   const std::vector<ReadSegment> segments = ReadSegments(container.routing, scopes);
   query::OpenSource open_source = [&](const Json* start) -> Result<std::unique_ptr<query::DocumentSource>> {
+    const int64_t container_seq = container.container.seq;
+    const ReadProperties& properties = prepared.document_properties();
+    // A sorted page after the first: the index order starts after the last row returned; any
+    // other way reads from the start, and the executor skips the rows returned before.
+    std::optional<OrderResume> resume;
+    if (start != nullptr && start->is_object()) {
+      std::optional<std::string> sort_key;
+      if (start->contains("sort_key") && (*start)["sort_key"].is_string()) {
+        sort_key = HexDecode((*start)["sort_key"].get_ref<const std::string&>());
+      }
+      if (!sort_key || !start->contains("position")) {
+        return Status::BadRequest("Invalid Continuation Token: the query cannot resume from it.");
+      }
+      resume = OrderResume{std::move(*sort_key), (*start)["position"]};
+      start = nullptr;
+    }
     std::optional<ReadPosition> start_position;
     if (start != nullptr) {
       start_position = ReadPosition::FromJson(*start);
       if (!start_position) return Status::BadRequest("Invalid Continuation Token: the query cannot resume from it.");
     }
-    const int64_t container_seq = container.container.seq;
-    const ReadProperties& properties = prepared.document_properties();
     if (access.ordered_scan && start == nullptr) {
       access_path = "index order on " + access.ordered_scan->path + (access.descending ? " (descending)" : "");
-      return IndexOrderSource(txn, container_seq, segments, *access.ordered_scan, access.descending, properties,
-                              index_entries_read);
+      return IndexOrderSource(txn, container_seq, segments, *access.ordered_scan, access.descending,
+                              std::move(resume), properties, index_entries_read);
     }
     if (access.lookup && access.scan_first) {
       access_path = "scan";

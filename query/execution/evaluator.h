@@ -39,6 +39,8 @@ struct EvalContext {
   const std::vector<Value>* aggregate_results = nullptr;
   // While the top-level select consumes a stored document: its position in the source's order.
   const Json* document_position = nullptr;
+  // ... and its sort key, when the source is in ORDER BY order (DocumentSource::in_order_by_order).
+  const std::string* document_sort_key = nullptr;
   // Checked once per row the select runner expands: a page abandoned past its deadline or at
   // shutdown ends with its status.
   Cancellation cancellation;

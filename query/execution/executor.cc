@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "common/encoding.h"
 #include "common/json_parse.h"
 #include "query/execution/select_runner.h"
 
@@ -63,7 +64,8 @@ bool IsTokenOf(const BoundQuery& query, const Json& token) {
   for (const Json& key : *keys) {
     if (!key.is_object() || key.size() > 1 || (key.size() == 1 && !key.contains("v"))) return false;
   }
-  return true;
+  const Json* sort_key = Member(token, "sk");
+  return sort_key == nullptr || (sort_key->is_string() && HexDecode(sort_key->get_ref<const std::string&>()).has_value());
 }
 
 Status MalformedToken() { return Status::BadRequest("Invalid Continuation Token: the query cannot resume from it."); }
@@ -131,41 +133,58 @@ Result<QueryPage> StreamingPage(const BoundQuery& query, EvalContext& ctx, const
   return page;
 }
 
+// A sorted page's request to start after the last row of the page before (MaterializedPage).
+struct ResumeAfter {
+  Json at;            // what OpenSource receives: {"sort_key": ..., "position": ...}
+  uint64_t keep = 0;  // rows to keep when the source takes it: those after the last one returned
+  bool taken = false;  // set when the source yields only the documents after it
+};
+
 // Evaluates `q` over the whole container (TOP/OFFSET/LIMIT applied). A container subquery in
 // FROM is evaluated first, and its rows become this select's input.
 Status EvaluateOverContainer(const SelectQuery& q, EvalContext& ctx, const OpenSource& open_source,
                              std::optional<uint64_t> keep, std::vector<Value>& out,
-                             std::vector<RowOrigin>* origins = nullptr) {
-  SelectRunner runner(q, ctx, keep);
+                             std::vector<RowOrigin>* origins = nullptr, ResumeAfter* resume = nullptr) {
   std::vector<Value> streamed;
   if (q.from.empty()) {
+    SelectRunner runner(q, ctx, keep);
     Row row;
     COSMOS_RETURN_IF_ERROR(runner.Consume(row, &streamed));
-  } else if (ctx.query->info(q).container_subquery) {
+    return runner.Finish(streamed, out, origins);
+  }
+  if (ctx.query->info(q).container_subquery) {
+    SelectRunner runner(q, ctx, keep);
     std::vector<Value> inner;
     COSMOS_RETURN_IF_ERROR(EvaluateOverContainer(*q.from[0].collection->subquery, ctx, open_source, std::nullopt, inner));
     for (const Value& v : inner) COSMOS_RETURN_IF_ERROR(runner.ConsumeFirstSource(v, &streamed));
-  } else {
-    COSMOS_ASSIGN_OR_RETURN(auto source, open_source(nullptr));
-    // A source in ORDER BY order: once the runner holds `keep` rows, only documents whose key ties
-    // with the one that filled it can still sort among them.
-    bool ordered = keep.has_value() && source->in_order_by_order();
-    std::optional<std::string> boundary;
-    SourceDocument doc;
-    while (true) {
-      COSMOS_ASSIGN_OR_RETURN(bool more, source->Next(doc));
-      if (!more) break;
-      if (boundary && doc.sort_key != *boundary) break;
-      CountLoaded(doc, ctx.stats);
-      Row row(1);
-      row[0] = Value::View(doc.json, *doc.json);
-      ctx.document_position = &doc.position;
-      runner.SetWhereSatisfied(doc.satisfies_where);
-      Status consumed = runner.Consume(row, &streamed);
-      ctx.document_position = nullptr;
-      COSMOS_RETURN_IF_ERROR(consumed);
-      if (ordered && !boundary && runner.rows_collected() >= *keep) boundary = doc.sort_key;
-    }
+    return runner.Finish(streamed, out, origins);
+  }
+  COSMOS_ASSIGN_OR_RETURN(auto source, open_source(resume != nullptr ? &resume->at : nullptr));
+  if (resume != nullptr && source->resumed()) {
+    resume->taken = true;
+    keep = resume->keep;
+  }
+  SelectRunner runner(q, ctx, keep);
+  // A source in ORDER BY order: once the runner holds `keep` rows, only documents whose key ties
+  // with the one that filled it can still sort among them.
+  bool ordered = keep.has_value() && source->in_order_by_order();
+  std::optional<std::string> boundary;
+  SourceDocument doc;
+  while (true) {
+    COSMOS_ASSIGN_OR_RETURN(bool more, source->Next(doc));
+    if (!more) break;
+    if (boundary && doc.sort_key != *boundary) break;
+    CountLoaded(doc, ctx.stats);
+    Row row(1);
+    row[0] = Value::View(doc.json, *doc.json);
+    ctx.document_position = &doc.position;
+    ctx.document_sort_key = ordered ? &doc.sort_key : nullptr;
+    runner.SetWhereSatisfied(doc.satisfies_where);
+    Status consumed = runner.Consume(row, &streamed);
+    ctx.document_position = nullptr;
+    ctx.document_sort_key = nullptr;
+    COSMOS_RETURN_IF_ERROR(consumed);
+    if (ordered && !boundary && runner.rows_collected() >= *keep) boundary = doc.sort_key;
   }
   return runner.Finish(streamed, out, origins);
 }
@@ -197,7 +216,9 @@ int CompareOrigins(const RowOrigin& a, const RowOrigin& b, const std::vector<Ord
 
 // Materialized selects are recomputed for every page. ORDER BY pages resume after the last row's
 // (keys, document position), which stays right when the source shrank to a part of the documents
-// (a child range after a split); other shapes skip the number of rows already returned.
+// (a child range after a split); other shapes skip the number of rows already returned. A source
+// in ORDER BY order starts after the last row instead (its sort key, "sk"), so a page reads only
+// its own rows; OFFSET counts rows from the first, so a query with one recomputes.
 Result<QueryPage> MaterializedPage(const BoundQuery& query, EvalContext& ctx, const OpenSource& open_source,
                                    const PageRequest& request, const Json& token, uint64_t offset, uint64_t end) {
   const SelectQuery& q = query.root();
@@ -205,12 +226,26 @@ Result<QueryPage> MaterializedPage(const BoundQuery& query, EvalContext& ctx, co
   // Rows past the end of this page (plus one to know whether more follow) can be dropped early.
   uint64_t keep = std::min(end, offset + skip + request.max_items + 1);
   bool keyset = SelectRunner::TracksOrigins(q, ctx.query->info(q));
+  std::optional<ResumeAfter> resume;
+  if (keyset && offset == 0 && token.is_object() && token.contains("sk") && token.contains("key")) {
+    resume.emplace();
+    resume->at = Json{{"sort_key", token["sk"]}, {"position", token["p"]}};
+    resume->keep = std::min(end - std::min(end, skip), request.max_items + 1);
+  }
   std::vector<Value> rows;
   std::vector<RowOrigin> origins;
-  COSMOS_RETURN_IF_ERROR(EvaluateOverContainer(q, ctx, open_source, keep, rows, keyset ? &origins : nullptr));
-  uint64_t index = skip;
+  COSMOS_RETURN_IF_ERROR(EvaluateOverContainer(q, ctx, open_source, keep, rows, keyset ? &origins : nullptr,
+                                               resume ? &*resume : nullptr));
+  // Rows returned before the first of `rows`: none when the source started after them, whose
+  // rows the query's TOP or LIMIT then cuts at what is left of it.
+  uint64_t returned_before = resume && resume->taken ? skip : 0;
+  if (returned_before > 0 && rows.size() > end - std::min(end, skip)) {
+    rows.resize(end - std::min(end, skip));
+    origins.resize(rows.size());
+  }
+  uint64_t index = resume && resume->taken ? 0 : skip;
   if (keyset && token.is_object() && token.contains("key")) {
-    RowOrigin last{DecodeKeys(token["key"]), token["p"]};
+    RowOrigin last{DecodeKeys(token["key"]), token["p"], std::string()};
     uint64_t repeats = token["r"].get<uint64_t>();  // rows at exactly `last` already returned
     index = 0;
     while (index < rows.size()) {
@@ -227,7 +262,7 @@ Result<QueryPage> MaterializedPage(const BoundQuery& query, EvalContext& ctx, co
     if (!AddToPage(page, rows[index], request, page_bytes)) break;
   }
   if (index < rows.size()) {
-    Json next{{"v", kTokenVersion}, {"k", "m"}, {"s", index}};
+    Json next{{"v", kTokenVersion}, {"k", "m"}, {"s", returned_before + index}};
     if (keyset && index > first) {
       const RowOrigin& last = origins[index - 1];
       uint64_t repeats = 0;  // rows of the same document with the same keys, up to the last
@@ -235,10 +270,11 @@ Result<QueryPage> MaterializedPage(const BoundQuery& query, EvalContext& ctx, co
       next["key"] = EncodeKeys(last.keys);
       next["p"] = last.position;
       next["r"] = repeats;
+      if (!last.sort_key.empty()) next["sk"] = HexEncode(last.sort_key);
     } else if (keyset && token.is_object() && token.contains("key")) {
-      next["key"] = token["key"];
-      next["p"] = token["p"];
-      next["r"] = token["r"];
+      for (const char* member : {"key", "p", "r", "sk"}) {
+        if (token.contains(member)) next[member] = token[member];
+      }
     }
     page.continuation = next.dump();
   }

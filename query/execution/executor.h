@@ -6,7 +6,8 @@
 //    rows of that document already returned and the count of rows produced before it, for
 //    OFFSET/LIMIT/TOP), so a page reads only what it returns (and one row ahead);
 //  - sorted, grouped, aggregated and DISTINCT selects are recomputed and resume after the rows
-//    already returned. ORDER BY keeps only the rows up to the end of the requested page.
+//    already returned. ORDER BY keeps only the rows up to the end of the requested page; over a
+//    source in ORDER BY order it starts after the last row returned instead.
 // Thread-safety: stateless; a DocumentSource belongs to one call.
 #pragma once
 
@@ -53,9 +54,15 @@ class DocumentSource {
   // ORDER BY items, with sort_key set: a sorted select may then stop reading once it
   // holds the rows it needs and a greater key arrives.
   virtual bool in_order_by_order() const { return false; }
+  // True when the source was opened to resume after a row (OpenSource) and yields only the
+  // documents after it.
+  virtual bool resumed() const { return false; }
 };
 
 // Opens the container's documents in a stable order, starting at `start` (inclusive) when given.
+// A streaming select starts at a position a source gave. A sorted select's later page passes
+// {"sort_key": <hex>, "position": <position>}, the last row's: a source in ORDER BY order may
+// start right after that document (and says so with resumed()); any other reads from the start.
 using OpenSource = std::function<Result<std::unique_ptr<DocumentSource>>(const Json* start)>;
 
 struct PageRequest {

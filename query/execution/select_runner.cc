@@ -11,6 +11,7 @@ struct SelectRunner::Sorted {
   uint64_t sequence;  // input order breaks ties, so equal keys keep storage order
   Value value;
   Json position;      // the source document's position, when origins are tracked
+  std::string sort_key;  // and its sort key, when its source is in ORDER BY order
 };
 
 struct SelectRunner::Group {
@@ -155,8 +156,10 @@ Status SelectRunner::Accept(Row& row, std::vector<Value>* streamed) {
     streamed->push_back(std::move(projected));
     return Status();
   }
-  Json position = ctx_.document_position && TracksOrigins(q_, info_) ? *ctx_.document_position : Json();
-  sorted_.push_back({SortKeys(row), sequence_++, std::move(projected), std::move(position)});
+  bool tracks = TracksOrigins(q_, info_);
+  Json position = ctx_.document_position && tracks ? *ctx_.document_position : Json();
+  std::string sort_key = ctx_.document_sort_key && tracks ? *ctx_.document_sort_key : std::string();
+  sorted_.push_back({SortKeys(row), sequence_++, std::move(projected), std::move(position), std::move(sort_key)});
   if (keep_first_ && !q_.distinct && sorted_.size() >= 2 * *keep_first_ + 64) Prune();
   return Status();
 }
@@ -224,7 +227,7 @@ Status SelectRunner::Finish(std::vector<Value>& streamed, std::vector<Value>& ou
       ctx_.aggregate_results = nullptr;
       if (!ctx_.functions.error.ok()) return ctx_.functions.error;
       if (projected.is_undefined()) continue;
-      sorted_.push_back({SortKeys(group.representative), sequence_++, std::move(projected), Json()});
+      sorted_.push_back({SortKeys(group.representative), sequence_++, std::move(projected), Json(), std::string()});
     }
   }
 
@@ -249,7 +252,7 @@ Status SelectRunner::Finish(std::vector<Value>& streamed, std::vector<Value>& ou
     if (index >= end) break;
     if (index++ < offset) continue;
     out.push_back(std::move(row.value));
-    if (origins != nullptr) origins->push_back({std::move(row.keys), std::move(row.position)});
+    if (origins != nullptr) origins->push_back({std::move(row.keys), std::move(row.position), std::move(row.sort_key)});
   }
   sorted_.clear();
   return Status();

@@ -23,6 +23,9 @@ namespace cosmos::query {
 struct RowOrigin {
   std::vector<Value> keys;
   Json position;
+  // The document's sort key as a source in ORDER BY order gave it (empty otherwise): a later
+  // page can ask such a source to start there.
+  std::string sort_key;
 };
 
 class SelectRunner {
