@@ -17,7 +17,8 @@ class FakeStatistics : public IndexStatistics {
  public:
   int64_t container_documents = 1000;
   std::map<std::string, int64_t> entries_at;        // path -> entries (absent: as many as documents)
-  int64_t entries_per_range = 0;                    // EntriesInRange answers min(this, limit)
+  int64_t entries_per_range = 0;                    // EntriesInRange answers min(this, limit)...
+  std::map<std::string, int64_t> entries_in_range_at;  // ... or min(this at its path, limit)
   int questions = 0;
 
   Result<int64_t> ContainerDocuments() override {
@@ -33,10 +34,11 @@ class FakeStatistics : public IndexStatistics {
     ++questions;
     return container_documents;
   }
-  Result<int64_t> EntriesInRange(const std::string&, const IndexValueRange&, const std::optional<std::string>&,
+  Result<int64_t> EntriesInRange(const std::string& path, const IndexValueRange&, const std::optional<std::string>&,
                                  int64_t limit) override {
     ++questions;
-    return std::min(entries_per_range, limit);
+    auto found = entries_in_range_at.find(path);
+    return std::min(found == entries_in_range_at.end() ? entries_per_range : found->second, limit);
   }
 };
 
@@ -75,7 +77,9 @@ TEST_CASE("access path: an equality on an indexed path is an index lookup", "[pl
   CHECK(access.lookup->equality);
   CHECK_FALSE(access.ordered_scan);
   CHECK_FALSE(access.scan_first);
-  CHECK(statistics.questions == 1);  // how many entries the lookup names, counting no further than it matters
+  // How many entries each predicate names (two), then the chosen lookup, for whether to scan first
+  // (one), each counting no further than it matters.
+  CHECK(statistics.questions == 3);
 }
 
 TEST_CASE("access path: no usable predicate, an excluded path, or an index being built scans", "[planning]") {
@@ -226,11 +230,13 @@ TEST_CASE("access path: a count whose whole filter is one exact lookup is answer
   CHECK(index_only("SELECT VALUE COUNT(1) FROM c WHERE c.n >= @p AND c.n < 10"));
   CHECK(index_only("SELECT VALUE COUNT(1) FROM c WHERE c.n = @p", kOnePartition));
   CHECK(index_only("SELECT VALUE 1 FROM c WHERE c.a.b = true"));
+  // Several exact predicates: their entries are intersected.
+  CHECK(index_only("SELECT VALUE COUNT(1) FROM c WHERE c.tag = 't3' AND c.n > 1"));
   // The query reads the document beyond its filter.
   CHECK_FALSE(index_only("SELECT VALUE COUNT(c.tag) FROM c WHERE c.tag = 't3'"));
   CHECK_FALSE(index_only("SELECT c.tag FROM c WHERE c.tag = 't3'"));
-  // The filter is more than the lookup answers.
-  CHECK_FALSE(index_only("SELECT VALUE COUNT(1) FROM c WHERE c.tag = 't3' AND c.n > 1"));
+  // The filter is more than the lookups answer.
+  CHECK_FALSE(index_only("SELECT VALUE COUNT(1) FROM c WHERE c.tag = 't3' AND STARTSWITH(c.name, 'a')"));
   CHECK_FALSE(index_only("SELECT VALUE COUNT(1) FROM c WHERE c.tag = 't3' AND IS_STRING(c.x)"));
   CHECK_FALSE(index_only("SELECT VALUE COUNT(1) FROM c WHERE c.tag = 't3' OR c.tag = 't4'"));
   // A partition key predicate is not checked against the partition read.
@@ -257,7 +263,7 @@ TEST_CASE("access path: a scan turns to the lookup only while the lookup reads l
   // 136 documents left: the lookup pays below 20 entries each.
   statistics.entries_per_range = kEntriesPerDocument * 136 - 1;
   auto pays = [&](int64_t scanned) {
-    auto answer = LookupPaysAfterScan(*lookup, kOnePartition, scanned, statistics);
+    auto answer = LookupPaysAfterScan({*lookup}, kOnePartition, scanned, statistics);
     REQUIRE_OK(answer);
     return answer.value();
   };
@@ -293,6 +299,50 @@ TEST_CASE("access path: a common equality gives way to walking a bounded ORDER B
   AccessPath sorted = Plan(policy, "SELECT * FROM c WHERE c.tag = 't3' ORDER BY c.other", statistics);
   CHECK_FALSE(sorted.scan_first);
   CHECK_FALSE(Plan(policy, "SELECT VALUE COUNT(1) FROM c WHERE c.tag = 't3' AND c.n > 1", statistics).scan_first);
+}
+
+TEST_CASE("access path: of several predicates the one with the fewest entries serves, whatever its kind",
+          "[planning]") {
+  IndexingPolicy policy = PolicyOf("{}");
+  FakeStatistics statistics;
+  statistics.container_documents = 10000;
+  const char* text = "SELECT * FROM c WHERE c.tag = 't3' AND c.n >= @p";
+  statistics.entries_in_range_at = {{"/tag", 5000}, {"/n", 40}};
+  AccessPath range = Plan(policy, text, statistics);
+  REQUIRE(range.lookup);
+  CHECK(range.lookup->path == "/n");
+  CHECK(range.intersected.empty());  // 40 documents: reading 5,000 entries to rule out half costs more
+  statistics.entries_in_range_at = {{"/tag", 3}, {"/n", 40}};
+  AccessPath equality = Plan(policy, text, statistics);
+  REQUIRE(equality.lookup);
+  CHECK(equality.lookup->path == "/tag");
+}
+
+TEST_CASE("access path: an equality and a range are intersected when the entries cost less than the documents "
+          "they rule out", "[planning]") {
+  IndexingPolicy policy = PolicyOf("{}");
+  FakeStatistics statistics;
+  statistics.container_documents = 10000;
+  // The shape of the issue: a tag names 1,429 documents, a range 1,000, both 143.
+  const char* text = "SELECT * FROM c WHERE c.tag = 't3' AND c.n >= @p AND c.n < 100 ORDER BY c.other";
+  statistics.entries_in_range_at = {{"/tag", 1429}, {"/n", 1000}};
+  AccessPath both = Plan(policy, text, statistics);
+  REQUIRE(both.lookup);
+  CHECK(both.lookup->path == "/n");
+  REQUIRE(both.intersected.size() == 1);
+  CHECK(both.intersected[0].path == "/tag");
+  CHECK(both.intersected[0].equality);
+  // A predicate that holds for nearly every document rules out too few to pay for its entries.
+  statistics.entries_in_range_at = {{"/tag", 9990}, {"/n", 1000}};
+  AccessPath one = Plan(policy, text, statistics);
+  REQUIRE(one.lookup);
+  CHECK(one.lookup->path == "/n");
+  CHECK(one.intersected.empty());
+  // A streaming page whose every lookup names many entries scans first, without counting further.
+  statistics.entries_in_range_at = {{"/tag", 5000}, {"/n", 5000}};
+  AccessPath streaming = Plan(policy, "SELECT * FROM c WHERE c.tag = 't3' AND c.n >= @p", statistics);
+  CHECK(streaming.scan_first);
+  CHECK(streaming.intersected.empty());
 }
 
 }  // namespace cosmos::engine

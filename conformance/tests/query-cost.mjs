@@ -245,4 +245,39 @@ export default [
       a.deepEq(rows.map((r) => r.id), expected, "the SDK pages through the same rows");
     },
   },
+  {
+    name: "an equality and a range on other paths are intersected in the index: only the documents both name are loaded, and a count loads none",
+    async run(ctx) {
+      const { database, container } = await ctx.container({ partitionKey: { paths: ["/deviceId"] } });
+      const all = readings();
+      for (let start = 0; start < all.length; start += 500) {
+        await container.items.executeBulkOperations(all.slice(start, start + 500).map((item) => ({
+          operationType: "Create", partitionKey: item.deviceId, resourceBody: item,
+        })));
+      }
+      const parameters = [{ name: "@f", value: "fw-1" }, { name: "@since", value: since }];
+      const expected = all.filter((r) => r.firmware === "fw-1" && r.ts >= since).map((r) => r.id).sort();
+      const { resources: ranges } = await container.readPartitionKeyRanges().fetchAll();
+      const query = { query: "SELECT c.id FROM c WHERE c.firmware = @f AND c.ts >= @since", parameters };
+      const count = { query: "SELECT VALUE COUNT(1) FROM c WHERE c.firmware = @f AND c.ts >= @since", parameters };
+      const ids = [];
+      let loaded = 0;
+      let counted = 0;
+      for (const range of ranges) {
+        const seen = await explain(ctx, database, container, query, undefined, range.id);
+        a.eq(seen.access, "index lookup on /ts and /firmware", "the last day's entries intersected with the firmware's");
+        ids.push(...seen.rows.map((r) => r.id));
+        loaded += seen.scanned;
+        const seenCount = await explain(ctx, database, container, count, undefined, range.id);
+        a.eq(seenCount.access, "index only on /firmware and /ts", "the count intersects entries only");
+        a.eq(seenCount.scanned, 0, "the count loads no document");
+        counted += seenCount.rows[0];
+      }
+      a.deepEq(ids.sort(), expected, "the matches");
+      a.eq(loaded, expected.length, "only the matches are loaded");
+      a.eq(counted, expected.length, "the partitions' counts add up");
+      const { rows } = await costOf(container, count);
+      a.deepEq(rows, [expected.length], "the SDK's count");
+    },
+  },
 ];

@@ -61,6 +61,69 @@ Result<int64_t> EntriesToRead(const IndexLookup& lookup, const std::vector<stora
   return entries;
 }
 
+// The entries of every one of `lookups`, counting no further than `limit`.
+Result<int64_t> EntriesToRead(const std::vector<IndexLookup>& lookups, const std::vector<storage::DocumentScope>& scopes,
+                              int64_t limit, IndexStatistics& statistics) {
+  int64_t entries = 0;
+  for (const IndexLookup& lookup : lookups) {
+    COSMOS_ASSIGN_OR_RETURN(int64_t counted, EntriesToRead(lookup, scopes, limit - entries, statistics));
+    entries += counted;
+    if (entries >= limit) break;
+  }
+  return entries;
+}
+
+// The documents whose entries `lookup` is counted among: a logical partition's for a seek to its
+// values, the container's otherwise.
+Result<int64_t> DocumentsCountedOver(const IndexLookup& lookup, const std::vector<storage::DocumentScope>& scopes,
+                                     IndexStatistics& statistics) {
+  if (lookup.equality && AllLogicalPartitions(scopes)) return DocumentsInScopes(scopes, statistics);
+  return statistics.ContainerDocuments();
+}
+
+// Of `candidates` (at least two, IndexLookups order), the lookups a read of `scopes` uses: the one
+// with the fewest entries (counted no further than `counted_up_to`, nor than the fewest so far),
+// then each other whose entries cost less to read than loading the documents it would rule out,
+// estimated as if the predicates were independent: with N documents, a lookup of n entries rules
+// out (1 - n/N) of the documents named so far.
+Result<std::vector<IndexLookup>> ChooseLookups(std::vector<IndexLookup> candidates,
+                                               const std::vector<storage::DocumentScope>& scopes,
+                                               int64_t counted_up_to, IndexStatistics& statistics) {
+  std::vector<int64_t> entries(candidates.size());
+  size_t fewest = 0;
+  for (size_t i = 0; i < candidates.size(); ++i) {
+    int64_t limit = i == 0 ? counted_up_to : entries[fewest];
+    COSMOS_ASSIGN_OR_RETURN(entries[i], EntriesToRead(candidates[i], scopes, limit, statistics));
+    if (entries[i] < entries[fewest]) fewest = i;
+  }
+  std::vector<IndexLookup> chosen = {candidates[fewest]};
+  // Even the fewest reach the count's cap: the read starts as a scan, and counting the others
+  // further would cost more than it might spare.
+  if (entries[fewest] >= counted_up_to) return chosen;
+  double named = static_cast<double>(entries[fewest]);  // documents the chosen lookups name, estimated
+  std::vector<size_t> others;
+  for (size_t i = 0; i < candidates.size(); ++i) {
+    if (i != fewest) others.push_back(i);
+  }
+  std::stable_sort(others.begin(), others.end(), [&](size_t a, size_t b) { return entries[a] < entries[b]; });
+  for (size_t i : others) {
+    int64_t budget = static_cast<int64_t>(named) * kEntriesPerDocument;
+    if (budget == 0) break;
+    // A count cut at the fewest so far may be short of what this one needs to know.
+    if (entries[i] >= entries[fewest]) {
+      COSMOS_ASSIGN_OR_RETURN(entries[i], EntriesToRead(candidates[i], scopes, budget, statistics));
+    }
+    if (entries[i] >= budget) continue;
+    COSMOS_ASSIGN_OR_RETURN(int64_t documents, DocumentsCountedOver(candidates[i], scopes, statistics));
+    double kept = documents == 0 ? 0.0 : std::min(1.0, static_cast<double>(entries[i]) / static_cast<double>(documents));
+    double spared = named * (1.0 - kept);
+    if (static_cast<double>(entries[i]) >= spared * kEntriesPerDocument) continue;
+    chosen.push_back(candidates[i]);
+    named -= spared;
+  }
+  return chosen;
+}
+
 // How many entries a lookup may read before a scan of `scopes` is tried first. Logical
 // partitions are counted (one row each) and a lookup pays there while it reads less than their
 // documents would cost; other scopes are not, and a lookup is tried first while it is cheap.
@@ -168,12 +231,13 @@ Result<int64_t> StoredIndexStatistics::EntriesInRange(const std::string& path, c
                               range.upper_inclusive, partition_key, limit);
 }
 
-Result<bool> LookupPaysAfterScan(const IndexLookup& lookup, const std::vector<storage::DocumentScope>& scopes,
-                                 int64_t scanned, IndexStatistics& statistics) {
+Result<bool> LookupPaysAfterScan(const std::vector<IndexLookup>& lookups,
+                                 const std::vector<storage::DocumentScope>& scopes, int64_t scanned,
+                                 IndexStatistics& statistics) {
   COSMOS_ASSIGN_OR_RETURN(int64_t documents, DocumentsInScopes(scopes, statistics));
   int64_t limit = std::min(kEntriesPerDocument * std::max<int64_t>(documents - scanned, 0), kPartitionLookupEntries);
   if (limit == 0) return false;
-  COSMOS_ASSIGN_OR_RETURN(int64_t entries, EntriesToRead(lookup, scopes, limit, statistics));
+  COSMOS_ASSIGN_OR_RETURN(int64_t entries, EntriesToRead(lookups, scopes, limit, statistics));
   return entries < limit;
 }
 
@@ -198,24 +262,38 @@ Result<AccessPath> ChooseAccessPath(const IndexingPolicy& policy, bool index_rea
                                     IndexStatistics& statistics) {
   AccessPath access;
   if (!index_ready) return access;
-  // The index answers the most selective predicate it can.
   std::vector<query::IndexPredicate> predicates = query::FindIndexPredicates(prepared.root(), parameters);
   std::vector<query::IndexPredicate> useful = UsefulPredicates(predicates, scopes, partition_key_paths);
-  access.lookup = ChooseIndexLookup(policy, useful);
+  std::vector<IndexLookup> candidates = IndexLookups(policy, useful);
+  if (!candidates.empty()) access.lookup = candidates.front();
   // ORDER BY from the index: a page reads only as far as its rows reach.
   COSMOS_ASSIGN_OR_RETURN(access.ordered_scan,
                           OrderedIndexScan(policy, prepared, useful, access.lookup, statistics, access.descending));
   if (access.ordered_scan || !access.lookup) return access;
+  // The query reads nothing of a document but the filter, and the entries answer it exactly: the
+  // documents are counted from the entries of every lookup, never loaded.
   const std::optional<std::vector<std::string>>& read_outside_where = prepared.properties_outside_where();
   access.index_only = !documents_expire && read_outside_where && read_outside_where->empty() &&
                       useful.size() == predicates.size() && query::WhereIsIndexPredicates(prepared.root(), parameters) &&
-                      LookupAnswersAll(*access.lookup, predicates);
+                      LookupsAnswerAll(candidates, predicates);
   // Only a streaming page can stop once it is full; a sorted or aggregated one needs every match,
-  // which the lookup names at less than a scan's cost.
+  // which the lookups name at less than a scan's cost.
+  int64_t scan_first_above = kMostEntriesCounted;
   if (!access.index_only && prepared.is_streaming()) {
-    COSMOS_ASSIGN_OR_RETURN(int64_t limit, ScanFirstAbove(scopes, statistics));
-    COSMOS_ASSIGN_OR_RETURN(int64_t entries, EntriesToRead(*access.lookup, scopes, limit, statistics));
-    access.scan_first = entries >= limit;
+    COSMOS_ASSIGN_OR_RETURN(scan_first_above, ScanFirstAbove(scopes, statistics));
+  }
+  // Otherwise, of several predicates: the one with the fewest entries, and the others that pay.
+  std::vector<IndexLookup> lookups = {*access.lookup};
+  if (access.index_only) {
+    lookups = std::move(candidates);
+  } else if (candidates.size() > 1) {
+    COSMOS_ASSIGN_OR_RETURN(lookups, ChooseLookups(std::move(candidates), scopes, scan_first_above, statistics));
+  }
+  access.lookup = lookups.front();
+  access.intersected.assign(lookups.begin() + 1, lookups.end());
+  if (!access.index_only && prepared.is_streaming()) {
+    COSMOS_ASSIGN_OR_RETURN(int64_t entries, EntriesToRead(lookups, scopes, scan_first_above, statistics));
+    access.scan_first = entries >= scan_first_above;
   }
   return access;
 }

@@ -3,8 +3,10 @@
 //  - an ordered index scan: the documents in the query's ORDER BY order, read from the range
 //    index of its one ORDER BY path (or the composite index of several), so that a page stops as
 //    soon as it is full;
-//  - an index lookup: only the documents the index names for the most selective WHERE predicate
-//    on an indexed path (index_lookup.h), which the filter then checks. A lookup that names many
+//  - an index lookup: only the documents the index names for the WHERE predicate on an indexed
+//    path whose entries are fewest (index_lookup.h, counted), which the filter then checks; and of
+//    those, only the ones other predicates' entries name too, when reading those entries costs
+//    less than loading the documents they rule out (an index intersection). A lookup that names many
 //    entries starts as a scan instead, and becomes the lookup only when the page is not full
 //    after kScanBudget documents: a common value fills a page from the first documents, a rare
 //    one is found in the index;
@@ -71,11 +73,14 @@ struct AccessPath {
   bool descending = false;
   // Set: the documents this lookup names; nullopt: every document of the scopes.
   std::optional<IndexLookup> lookup;
+  // Further lookups whose documents the lookup's are intersected with before any is loaded:
+  // c.tag = 't3' AND c.n BETWEEN 1 AND 9 loads only the documents both name.
+  std::vector<IndexLookup> intersected;
   // The lookup reads more entries than its scopes' documents are worth (ScanFirstAbove): read
   // the scopes first, and after kScanBudget documents turn to the lookup if it still pays
   // (LookupPaysAfterScan).
   bool scan_first = false;
-  // The lookup is the whole WHERE clause, answered exactly (LookupAnswersAll), and the query reads
+  // The lookups are the whole WHERE clause, answered exactly (LookupsAnswerAll), and the query reads
   // nothing else of a document: the documents are counted from their entries, never loaded
   // (SELECT VALUE COUNT(1) FROM c WHERE c.tag = @t).
   bool index_only = false;
@@ -94,11 +99,17 @@ inline constexpr int64_t kCheapLookupEntries = 1024;
 // further would cost as much as the reads it might save.
 inline constexpr int64_t kPartitionLookupEntries = 4096;
 
+// Counting the entries of candidate lookups stops here: a lookup that reads more costs more than
+// the counts are worth telling apart.
+inline constexpr int64_t kMostEntriesCounted = int64_t{1} << 20;
+
 // Whether a scan_first read of `scopes` that has read `scanned` documents without filling its
-// page costs less by turning to `lookup`: when the lookup reads fewer than kEntriesPerDocument
-// entries per document left to scan, and fewer than kPartitionLookupEntries. Counts no further.
-Result<bool> LookupPaysAfterScan(const IndexLookup& lookup, const std::vector<storage::DocumentScope>& scopes,
-                                 int64_t scanned, IndexStatistics& statistics);
+// page costs less by turning to `lookups` (intersected): when they read fewer than
+// kEntriesPerDocument entries per document left to scan, and fewer than kPartitionLookupEntries.
+// Counts no further.
+Result<bool> LookupPaysAfterScan(const std::vector<IndexLookup>& lookups,
+                                 const std::vector<storage::DocumentScope>& scopes, int64_t scanned,
+                                 IndexStatistics& statistics);
 
 // The document paths of a query's ORDER BY items, for the indexing policy's check (CheckOrderBy)
 // and the ordered index scan. Empty when an item sorts by something other than a path from the

@@ -77,13 +77,9 @@ bool NamesProperties(const std::vector<std::string>& path) {
   });
 }
 
-}  // namespace
-
-bool LookupAnswersAll(const IndexLookup& lookup, const std::vector<query::IndexPredicate>& predicates) {
-  std::vector<IndexPredicate> merged = MergeRanges(predicates);
-  if (merged.size() != 1) return false;
-  const IndexPredicate& predicate = merged.front();
-  if (IndexPathText(predicate.path) != lookup.path || !NamesProperties(predicate.path)) return false;
+// Whether `predicate` holds exactly for the documents with an entry in its lookup's ranges.
+bool AnsweredExactly(const IndexPredicate& predicate) {
+  if (!NamesProperties(predicate.path)) return false;
   switch (predicate.kind) {
     case IndexPredicate::Kind::kEquals:
       return std::none_of(predicate.values.begin(), predicate.values.end(), [](const Json& value) {
@@ -97,41 +93,62 @@ bool LookupAnswersAll(const IndexLookup& lookup, const std::vector<query::IndexP
   return false;
 }
 
-std::optional<IndexLookup> ChooseIndexLookup(const IndexingPolicy& policy,
-                                             const std::vector<query::IndexPredicate>& predicates) {
-  if (policy.indexing_disabled()) return std::nullopt;
-  const IndexPredicate* best = nullptr;
+}  // namespace
+
+bool LookupsAnswerAll(const std::vector<IndexLookup>& lookups, const std::vector<query::IndexPredicate>& predicates) {
   std::vector<IndexPredicate> merged = MergeRanges(predicates);
+  if (merged.empty() || merged.size() != lookups.size()) return false;
+  for (const IndexPredicate& predicate : merged) {
+    if (!AnsweredExactly(predicate)) return false;
+    std::string path = IndexPathText(predicate.path);
+    if (std::none_of(lookups.begin(), lookups.end(), [&](const IndexLookup& lookup) { return lookup.path == path; })) {
+      return false;
+    }
+  }
+  return true;
+}
+
+std::vector<IndexLookup> IndexLookups(const IndexingPolicy& policy, const std::vector<query::IndexPredicate>& predicates) {
+  std::vector<IndexLookup> lookups;
+  if (policy.indexing_disabled()) return lookups;
+  std::vector<IndexPredicate> merged = MergeRanges(predicates);
+  std::stable_sort(merged.begin(), merged.end(),
+                   [](const IndexPredicate& a, const IndexPredicate& b) { return RankOf(a) < RankOf(b); });
   for (const IndexPredicate& predicate : merged) {
     if (!policy.IsIndexed(predicate.path)) continue;
-    if (best == nullptr || RankOf(predicate) < RankOf(*best)) best = &predicate;
-  }
-  if (best == nullptr) return std::nullopt;
-
-  IndexLookup lookup;
-  lookup.path = IndexPathText(best->path);
-  switch (best->kind) {
-    case IndexPredicate::Kind::kEquals:
-      lookup.equality = true;
-      for (const Json& value : best->values) {
-        std::string encoded = *EncodeIndexValue(value);
-        lookup.ranges.push_back({encoded, true, encoded, true});
+    IndexLookup lookup;
+    lookup.path = IndexPathText(predicate.path);
+    switch (predicate.kind) {
+      case IndexPredicate::Kind::kEquals:
+        lookup.equality = true;
+        for (const Json& value : predicate.values) {
+          std::string encoded = *EncodeIndexValue(value);
+          lookup.ranges.push_back({encoded, true, encoded, true});
+        }
+        break;
+      case IndexPredicate::Kind::kPrefix: {
+        std::string lower = kIndexTypeString + predicate.prefix.substr(0, kIndexedStringBytes);
+        // Every string that starts with the prefix sorts below prefix + 0xFF (no UTF-8 byte is 0xFF).
+        lookup.ranges.push_back({lower, true, lower + '\xFF', false});
+        break;
       }
-      break;
-    case IndexPredicate::Kind::kPrefix: {
-      std::string lower = kIndexTypeString + best->prefix.substr(0, kIndexedStringBytes);
-      // Every string that starts with the prefix sorts below prefix + 0xFF (no UTF-8 byte is 0xFF).
-      lookup.ranges.push_back({lower, true, lower + '\xFF', false});
-      break;
+      case IndexPredicate::Kind::kRange: {
+        std::optional<IndexValueRange> range = RangeOf(predicate);
+        if (!range) continue;
+        lookup.ranges.push_back(std::move(*range));
+        break;
+      }
     }
-    case IndexPredicate::Kind::kRange: {
-      std::optional<IndexValueRange> range = RangeOf(*best);
-      if (!range) return std::nullopt;
-      lookup.ranges.push_back(std::move(*range));
-      break;
-    }
+    lookups.push_back(std::move(lookup));
   }
-  return lookup;
+  return lookups;
+}
+
+std::optional<IndexLookup> ChooseIndexLookup(const IndexingPolicy& policy,
+                                             const std::vector<query::IndexPredicate>& predicates) {
+  std::vector<IndexLookup> lookups = IndexLookups(policy, predicates);
+  if (lookups.empty()) return std::nullopt;
+  return std::move(lookups.front());
 }
 
 }  // namespace cosmos::engine

@@ -1,7 +1,8 @@
-// IndexLookup: which index entries a query reads instead of scanning its documents. Of the
-// predicates query/plan/index_filter.h finds, it picks the one on an indexed path that names the
-// fewest documents (equality and IN first, then STARTSWITH, then closed and open ranges) and turns
-// it into ranges of encoded values (engine/indexing_policy.h's EncodeIndexValue).
+// IndexLookup: which index entries a query reads instead of scanning its documents. The
+// predicates query/plan/index_filter.h finds on indexed paths become ranges of encoded values
+// (engine/indexing_policy.h's EncodeIndexValue), ranked by the kind of predicate (equality and IN
+// first, then STARTSWITH, then closed and open ranges); access_path.h counts their entries to
+// choose among them.
 // Pure functions; thread-safe.
 #pragma once
 
@@ -27,14 +28,19 @@ struct IndexLookup {
   bool equality = false;               // equality or IN: every range is one value
 };
 
-// nullopt: no predicate can use the index; the query scans.
+// Every predicate on an indexed path as a lookup (two bounds of one range make one), the most
+// selective kind first. Empty: no predicate can use the index.
+std::vector<IndexLookup> IndexLookups(const IndexingPolicy& policy, const std::vector<query::IndexPredicate>& predicates);
+
+// The first of IndexLookups; nullopt: no predicate can use the index, the query scans.
 std::optional<IndexLookup> ChooseIndexLookup(const IndexingPolicy& policy,
                                              const std::vector<query::IndexPredicate>& predicates);
 
-// Whether a document has an entry in `lookup`'s ranges exactly when it passes every one of
-// `predicates` (those it was chosen from): they are one predicate (or two bounds of one range),
-// an equality or IN of values the index holds whole, or a range of numbers, on a path of
-// property names. Strings are left out of ranges: the index orders them by UTF-8 bytes.
-bool LookupAnswersAll(const IndexLookup& lookup, const std::vector<query::IndexPredicate>& predicates);
+// Whether a document has an entry in the ranges of every one of `lookups` (some of IndexLookups of
+// `predicates`) exactly when it passes every one of `predicates`: there is a lookup for each
+// predicate (two bounds of one range are one), and each is an equality or IN of values the index
+// holds whole, or a range of numbers, on a path of property names. Strings are left out of ranges:
+// the index orders them by UTF-8 bytes.
+bool LookupsAnswerAll(const std::vector<IndexLookup>& lookups, const std::vector<query::IndexPredicate>& predicates);
 
 }  // namespace cosmos::engine

@@ -130,15 +130,15 @@ class StoredDocumentSource : public StoredSource {
   std::vector<ScopeCursor> cursors_;  // the open segment's scopes; empty between segments
 };
 
-// The documents an index lookup names within the segments, in read order, from `start`
-// (inclusive). The WHERE clause still runs on each: the lookup may name more documents than
+// The documents every lookup names within the segments, in read order, from `start`
+// (inclusive). The WHERE clause still runs on each: the lookups may name more documents than
 // match.
 class IndexedDocumentSource : public StoredSource {
  public:
   IndexedDocumentSource(storage::Transaction& txn, int64_t container_seq, const std::vector<ReadSegment>& segments,
-                        const IndexLookup& lookup, std::optional<ReadPosition> start,
+                        const std::vector<IndexLookup>& lookups, std::optional<ReadPosition> start,
                         const ReadProperties& properties, uint64_t& entries_read, bool index_only)
-      : StoredSource(txn, container_seq, properties), lookup_(lookup), reads_(SegmentsToRead(segments, start)),
+      : StoredSource(txn, container_seq, properties), lookups_(lookups), reads_(SegmentsToRead(segments, start)),
         entries_read_(entries_read), index_only_(index_only) {}
 
   Result<bool> Next(query::SourceDocument& doc) override {
@@ -172,23 +172,42 @@ class IndexedDocumentSource : public StoredSource {
     for (size_t read = 0; read < reads_.size(); ++read) {
       size_t first = found_.size();
       for (const storage::DocumentScope& scope : reads_[read].segment.scopes) {
-        for (const IndexValueRange& range : lookup_.ranges) {
-          COSMOS_ASSIGN_OR_RETURN(auto seqs, txn_.LookupIndex(container_seq_, lookup_.path, range.lower,
-                                                              range.lower_inclusive, range.upper,
-                                                              range.upper_inclusive, scope, entries_read_));
-          for (int64_t seq : seqs) {
-            if (seq >= reads_[read].from_seq) found_.emplace_back(read, seq);
+        std::vector<int64_t> named;  // in seq order
+        for (size_t i = 0; i < lookups_.size(); ++i) {
+          COSMOS_ASSIGN_OR_RETURN(std::vector<int64_t> seqs, Named(lookups_[i], scope, reads_[read].from_seq));
+          if (i == 0) {
+            named = std::move(seqs);
+          } else {
+            std::vector<int64_t> both;
+            std::set_intersection(named.begin(), named.end(), seqs.begin(), seqs.end(), std::back_inserter(both));
+            named = std::move(both);
           }
+          if (named.empty()) break;
         }
+        for (int64_t seq : named) found_.emplace_back(read, seq);
       }
-      // Several scopes or value ranges: merge them into seq order, each document once.
+      // Several scopes: merge them into seq order.
       std::sort(found_.begin() + static_cast<std::ptrdiff_t>(first), found_.end());
-      found_.erase(std::unique(found_.begin() + static_cast<std::ptrdiff_t>(first), found_.end()), found_.end());
     }
     return Status();
   }
 
-  const IndexLookup& lookup_;
+  // The documents of `scope` from `from_seq` on that `lookup` names, in seq order, each once.
+  Result<std::vector<int64_t>> Named(const IndexLookup& lookup, const storage::DocumentScope& scope, int64_t from_seq) {
+    std::vector<int64_t> named;
+    for (const IndexValueRange& range : lookup.ranges) {
+      COSMOS_ASSIGN_OR_RETURN(auto seqs, txn_.LookupIndex(container_seq_, lookup.path, range.lower, range.lower_inclusive,
+                                                          range.upper, range.upper_inclusive, scope, entries_read_));
+      for (int64_t seq : seqs) {
+        if (seq >= from_seq) named.push_back(seq);
+      }
+    }
+    std::sort(named.begin(), named.end());
+    named.erase(std::unique(named.begin(), named.end()), named.end());
+    return named;
+  }
+
+  const std::vector<IndexLookup>& lookups_;
   const std::vector<SegmentRead> reads_;
   uint64_t& entries_read_;
   const bool index_only_;
@@ -333,9 +352,9 @@ class IndexOrderedDocumentSource : public StoredSource {
 class ScanThenLookup : public query::DocumentSource {
  public:
   ScanThenLookup(storage::Transaction& txn, int64_t container_seq, const std::vector<ReadSegment>& segments,
-                 const IndexLookup& lookup, std::optional<ReadPosition> start, const ReadProperties& properties,
-                 int64_t scan_budget, uint64_t& entries_read, LookupPays lookup_pays)
-      : txn_(txn), container_seq_(container_seq), segments_(segments), lookup_(lookup), properties_(properties),
+                 const std::vector<IndexLookup>& lookups, std::optional<ReadPosition> start,
+                 const ReadProperties& properties, int64_t scan_budget, uint64_t& entries_read, LookupPays lookup_pays)
+      : txn_(txn), container_seq_(container_seq), segments_(segments), lookups_(lookups), properties_(properties),
         scan_budget_(scan_budget), entries_read_(entries_read), lookup_pays_(std::move(lookup_pays)),
         current_(ScanSource(txn, container_seq, segments, std::move(start), properties, entries_read)) {}
 
@@ -350,7 +369,7 @@ class ScanThenLookup : public query::DocumentSource {
           resume = ReadPosition::FromJson(*last_position_);
           ++resume->seq;
         }
-        current_ = IndexLookupSource(txn_, container_seq_, segments_, lookup_, std::move(resume), properties_,
+        current_ = IndexLookupSource(txn_, container_seq_, segments_, lookups_, std::move(resume), properties_,
                                      entries_read_);
       }
     }
@@ -366,7 +385,7 @@ class ScanThenLookup : public query::DocumentSource {
   storage::Transaction& txn_;
   const int64_t container_seq_;
   const std::vector<ReadSegment>& segments_;
-  const IndexLookup& lookup_;
+  const std::vector<IndexLookup>& lookups_;
   const ReadProperties& properties_;
   const int64_t scan_budget_;
   uint64_t& entries_read_;
@@ -410,20 +429,21 @@ std::unique_ptr<query::DocumentSource> ScanSource(storage::Transaction& txn, int
 
 std::unique_ptr<query::DocumentSource> IndexLookupSource(storage::Transaction& txn, int64_t container_seq,
                                                          const std::vector<ReadSegment>& segments,
-                                                         const IndexLookup& lookup, std::optional<ReadPosition> start,
+                                                         const std::vector<IndexLookup>& lookups,
+                                                         std::optional<ReadPosition> start,
                                                          const ReadProperties& properties, uint64_t& entries_read,
                                                          bool index_only) {
-  return std::make_unique<IndexedDocumentSource>(txn, container_seq, segments, lookup, std::move(start), properties,
+  return std::make_unique<IndexedDocumentSource>(txn, container_seq, segments, lookups, std::move(start), properties,
                                                  entries_read, index_only);
 }
 
 std::unique_ptr<query::DocumentSource> ScanThenLookupSource(storage::Transaction& txn, int64_t container_seq,
                                                             const std::vector<ReadSegment>& segments,
-                                                            const IndexLookup& lookup,
+                                                            const std::vector<IndexLookup>& lookups,
                                                             std::optional<ReadPosition> start,
                                                             const ReadProperties& properties, int64_t scan_budget,
                                                             uint64_t& entries_read, LookupPays lookup_pays) {
-  return std::make_unique<ScanThenLookup>(txn, container_seq, segments, lookup, std::move(start), properties,
+  return std::make_unique<ScanThenLookup>(txn, container_seq, segments, lookups, std::move(start), properties,
                                           scan_budget, entries_read, std::move(lookup_pays));
 }
 

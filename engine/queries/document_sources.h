@@ -32,18 +32,19 @@ std::unique_ptr<query::DocumentSource> ScanSource(storage::Transaction& txn, int
                                                   std::optional<ReadPosition> start, const ReadProperties& properties,
                                                   uint64_t& entries_read);
 
-// The documents an index lookup names within the segments, in read order, from `start`
-// (inclusive). The WHERE clause still runs on each: the lookup may name more documents than
-// match. Adds the entries it reads to `entries_read`. When `index_only` (the lookup is the whole
-// filter and the query reads nothing else) no document is loaded: each is an index_only document
-// that satisfies the WHERE clause.
+// The documents every one of `lookups` names (one lookup, or several intersected) within the
+// segments, in read order, from `start` (inclusive). The WHERE clause still runs on each: the
+// lookups may name more documents than match. Adds the entries they read to `entries_read`. When
+// `index_only` (the lookups are the whole filter and the query reads nothing else) no document is
+// loaded: each is an index_only document that satisfies the WHERE clause.
 std::unique_ptr<query::DocumentSource> IndexLookupSource(storage::Transaction& txn, int64_t container_seq,
                                                          const std::vector<ReadSegment>& segments,
-                                                         const IndexLookup& lookup, std::optional<ReadPosition> start,
+                                                         const std::vector<IndexLookup>& lookups,
+                                                         std::optional<ReadPosition> start,
                                                          const ReadProperties& properties, uint64_t& entries_read,
                                                          bool index_only = false);
 
-// The documents an index lookup names, read as a scan first: ScanSource's documents until
+// The documents `lookups` name, read as a scan first: ScanSource's documents until
 // `scan_budget` of them were read; then, if `lookup_pays(scan_budget)` says so,
 // IndexLookupSource's after the last one scanned, in the same read order (otherwise the scan
 // goes on). A page that fills from the first documents never reads the index; one that does not
@@ -51,7 +52,7 @@ std::unique_ptr<query::DocumentSource> IndexLookupSource(storage::Transaction& t
 using LookupPays = std::function<Result<bool>(int64_t documents_scanned)>;
 std::unique_ptr<query::DocumentSource> ScanThenLookupSource(storage::Transaction& txn, int64_t container_seq,
                                                             const std::vector<ReadSegment>& segments,
-                                                            const IndexLookup& lookup,
+                                                            const std::vector<IndexLookup>& lookups,
                                                             std::optional<ReadPosition> start,
                                                             const ReadProperties& properties, int64_t scan_budget,
                                                             uint64_t& entries_read, LookupPays lookup_pays);

@@ -283,6 +283,15 @@ Result<query::QueryPage> Queries::ReadPage(storage::Transaction& txn, const Reso
                                            container.partition_key.paths, container.default_ttl.has_value(),
                                            statistics));
   const std::vector<ReadSegment> segments = ReadSegments(container.routing, scopes);
+  // The lookup and those intersected with it, and their paths as x-cosmolite-access-path names
+  // them ("/tag and /n").
+  std::vector<IndexLookup> lookups;
+  std::string lookup_paths;
+  if (access.lookup) {
+    lookups.push_back(*access.lookup);
+    lookups.insert(lookups.end(), access.intersected.begin(), access.intersected.end());
+    for (const IndexLookup& lookup : lookups) lookup_paths += (lookup_paths.empty() ? "" : " and ") + lookup.path;
+  }
   query::OpenSource open_source = [&](const Json* start) -> Result<std::unique_ptr<query::DocumentSource>> {
     const int64_t container_seq = container.container.seq;
     const ReadProperties& properties = prepared.document_properties();
@@ -312,18 +321,17 @@ Result<query::QueryPage> Queries::ReadPage(storage::Transaction& txn, const Reso
     }
     if (access.lookup && access.scan_first) {
       access_path = "scan";
-      return ScanThenLookupSource(txn, container_seq, segments, *access.lookup, std::move(start_position),
-                                  properties, kScanBudget, index_entries_read,
-                                  [&](int64_t scanned) -> Result<bool> {
-                                    COSMOS_ASSIGN_OR_RETURN(bool pays, LookupPaysAfterScan(*access.lookup, scopes,
-                                                                                           scanned, statistics));
-                                    if (pays) access_path = "scan, then index lookup on " + access.lookup->path;
+      return ScanThenLookupSource(txn, container_seq, segments, lookups, std::move(start_position), properties,
+                                  kScanBudget, index_entries_read, [&](int64_t scanned) -> Result<bool> {
+                                    COSMOS_ASSIGN_OR_RETURN(bool pays,
+                                                            LookupPaysAfterScan(lookups, scopes, scanned, statistics));
+                                    if (pays) access_path = "scan, then index lookup on " + lookup_paths;
                                     return pays;
                                   });
     }
     if (access.lookup) {
-      access_path = (access.index_only ? "index only on " : "index lookup on ") + access.lookup->path;
-      return IndexLookupSource(txn, container_seq, segments, *access.lookup, std::move(start_position), properties,
+      access_path = (access.index_only ? "index only on " : "index lookup on ") + lookup_paths;
+      return IndexLookupSource(txn, container_seq, segments, lookups, std::move(start_position), properties,
                                index_entries_read, access.index_only);
     }
     access_path = "scan";
