@@ -91,6 +91,11 @@ QUERY_ROWS = {
     "query-orderby": ("cross-partition ORDER BY",
                       "`SELECT TOP 10 c.id, c.n FROM c WHERE c.n >= @lo ORDER BY c.n` with "
                       "x-ms-documentdb-query-enablecrosspartition"),
+    "query-tag-orderby": ("equality + range + ORDER BY",
+                          "`SELECT TOP 10 c.id, c.n FROM c WHERE c.tag = @t AND c.n >= @lo ORDER BY c.n`, "
+                          "cross-partition (a tenth of the documents carry the tag)"),
+    "query-count": ("COUNT with an equality",
+                    "`SELECT VALUE COUNT(1) FROM c WHERE c.tag = @t`, cross-partition (a tenth of the documents)"),
 }
 
 POINT_ROWS = [
@@ -213,7 +218,8 @@ def render_queries(w, records, args):
               f"{times_text(ratio(m(target, workload, 'ops_per_s', small), m(target, workload, 'ops_per_s', large)))}"
               for workload in QUERY_ROWS) for target in ["cosmolite", "peer"]) + ".")
         w("")
-    w("Documents are 256 bytes (`seed-N` with `\"n\": N`, partition key `p{N mod 100}`), upserted before the clock "
+    w("Documents are 256 bytes (`seed-N` with `\"n\": N`, `\"tag\": \"t{N mod 10}\"`, partition key `p{N mod 100}`), "
+      "upserted before the clock "
       "into a container named after the count and reused when it already holds them (set-up s: counting, "
       "plus seeding when it happened). Before the clock, one answer is checked against the seeded data "
       "(rows, order, partition). RU per query: mean `x-ms-request-charge` of a page (the peer always answers 1). "

@@ -4,11 +4,15 @@
 //     by tenant and month, at 4 and 40 physical partitions; "one tenant's last day" (and the same
 //     newest first) asked of both, the keyed one in its partition, the fanned-out one range by
 //     range as the SDKs send it. RU summed over every page, and µs per question;
-//   - for each of --sizes documents (~256 bytes, "n" = N in partition p{N mod 100}, "tag" =
+//   - for each of --sizes documents (10k, 100k, 1M) (~256 bytes, "n" = N in partition p{N mod 100}, "tag" =
 //     t{N mod 10}): the first page of 10 of `c.pk = @pk AND c.n >= @lo` (with and without
 //     ORDER BY c.n), `TOP 10 … c.tag = @t AND c.n >= @lo ORDER BY c.n` across the container, and
 //     `COUNT(1) … c.tag = @t` from the index alone beside the same count loading its documents;
-//     from these, µs per index entry read and per document loaded.
+//     from these, µs per index entry read and per document loaded. Also `c.tag = @t AND c.n in
+//     a tenth of the range` (an index intersection), and the tenth page of an ORDER BY inside a
+//     partition (the tenth at 10k documents and more) beside its first;
+//   - µs per document loaded and filtered for --kilobyte-documents documents of 1 KB with 20
+//     properties.
 // Prints one JSON object on stdout and a human line per figure on stderr; exits 1 when a step
 // fails or an answer is wrong.
 #include <CLI/CLI.hpp>
@@ -222,6 +226,7 @@ Json Sized(int documents, double seconds) {
       int lo = picks[static_cast<size_t>(i) % picks.size()];
       std::string pk = "p" + std::to_string(lo % 100);
       std::string body = Body(text, Json::array({{{"name", "@pk"}, {"value", pk}}, {{"name", "@lo"}, {"value", lo}},
+                                                 {{"name", "@hi"}, {"value", lo + documents / 10}},
                                                  {{"name", "@t"}, {"value", "t" + std::to_string(lo % 10)}}}));
       engine::QueryRequest request;
       request.container = address;
@@ -244,6 +249,41 @@ Json Sized(int documents, double seconds) {
   first_page("partition_range_first_page", "SELECT * FROM c WHERE c.pk = @pk AND c.n >= @lo", true);
   first_page("partition_range_ordered_first_page", "SELECT * FROM c WHERE c.pk = @pk AND c.n >= @lo ORDER BY c.n", true);
   first_page("equality_range_ordered_top10", "SELECT TOP 10 * FROM c WHERE c.tag = @t AND c.n >= @lo ORDER BY c.n", false);
+  // A tenth of the documents carry the tag and a tenth are in the range: the index intersects them.
+  first_page("equality_range_sorted", "SELECT * FROM c WHERE c.tag = @t AND c.n >= @lo AND c.n < @hi ORDER BY c.id",
+             false);
+
+  // A later page of 10 (the tenth, or an earlier one when the partition holds fewer) of an ORDER BY
+  // inside a partition, beside its first: a later page walks the index from where the one before
+  // stopped.
+  {
+    const int later = std::clamp(documents / 1000, 2, 10);
+    engine::QueryRequest request;
+    request.container = address;
+    const std::string body = Body("SELECT * FROM c WHERE c.pk = @pk ORDER BY c.n",
+                                  Json::array({{{"name", "@pk"}, {"value", "p7"}}}));
+    request.body = body;
+    request.max_item_count = 10;
+    request.partition_key_header = Json::array({"p7"}).dump();
+    engine::QueryRequest later_request = request;
+    for (int page = 1; page < later; ++page) {
+      auto response = Must(account.QueryItems(later_request), "paging");
+      if (!response.continuation) Fail("paging", "no continuation after page " + std::to_string(page));
+      later_request.continuation = response.continuation;
+    }
+    QueryRun first_run = RunQuery(account, request, /*first_page_only=*/true);
+    QueryRun later_run = RunQuery(account, later_request, /*first_page_only=*/true);
+    figure["ordered_later_page"] = later;
+    figure["ordered_first_page_us"] = MedianMicroseconds(seconds, [&](int) { RunQuery(account, request, true); });
+    figure["ordered_later_page_us"] = MedianMicroseconds(seconds, [&](int) { RunQuery(account, later_request, true); });
+    figure["ordered_first_page_ru"] = first_run.charge;
+    figure["ordered_later_page_ru"] = later_run.charge;
+    figure["ordered_later_page_scanned"] = later_run.scanned;
+    std::cerr << documents << " documents, ORDER BY inside a partition: page 1 "
+              << figure["ordered_first_page_us"].get<double>() << " us, " << first_run.charge << " RU; page " << later
+              << " " << figure["ordered_later_page_us"].get<double>() << " us, " << later_run.charge << " RU, "
+              << later_run.scanned << " documents loaded (" << later_run.access_path << ")\n";
+  }
 
   // A count from the index alone, and the same count loading its documents.
   auto count = [&](const std::string& text) {
@@ -260,7 +300,7 @@ Json Sized(int documents, double seconds) {
     return std::make_pair(run, us);
   };
   auto [index_only, index_only_us] = count("SELECT VALUE COUNT(1) FROM c WHERE c.tag = @t");
-  auto [loading, loading_us] = count("SELECT VALUE COUNT(1) FROM c WHERE c.tag = @t AND c.n >= 0");
+  auto [loading, loading_us] = count("SELECT VALUE COUNT(1) FROM c WHERE c.tag = @t AND IS_NUMBER(c.n)");
   int64_t matches = (documents + 6) / 10;
   figure["count_index_only_us"] = index_only_us;
   figure["count_index_only_ru"] = index_only.charge;
@@ -275,16 +315,66 @@ Json Sized(int documents, double seconds) {
   return figure;
 }
 
+// --- Loading and evaluating 1 KB documents ------------------------------------------------------
+
+// µs per document of a scan that loads and filters every one of `documents` 1 KB documents of 20
+// properties (`SELECT VALUE COUNT(1) … WHERE` two of them), and of one that reads none of them.
+Json OneKilobyte(int documents, double seconds) {
+  auto store = Must(cosmos::storage::Store::Open({}), "opening an in-memory store");
+  engine::Account account(std::move(store));
+  Must(account.CreateDatabase(R"({"id":"db"})"), "creating the database");
+  Must(account.CreateContainer({"db", false}, R"({"id":"c","partitionKey":{"paths":["/pk"],"kind":"Hash","version":2}})"),
+       "creating the container");
+  engine::ContainerAddress address{{"db", false}, {"c", false}};
+  for (int n = 0; n < documents; ++n) {
+    std::string pk = "p" + std::to_string(n % 100);
+    Json document = {{"id", "doc-" + std::to_string(n)}, {"pk", pk}};
+    for (int property = 0; property < 9; ++property) {
+      const char digit = static_cast<char>('0' + property);
+      document[std::string{'n', digit}] = n * 10 + property;
+      document[std::string{'s', digit}] = std::string("value-") + std::string(70, static_cast<char>('a' + property));
+    }
+    // ,"padding":"" adds 13 bytes around the padding itself.
+    size_t bytes = document.dump().size() + 13;
+    document["padding"] = std::string(bytes < 1024 ? 1024 - bytes : 0, 'x');
+    Must(account.CreateItem(engine::ItemWrite{address, Json::array({pk}).dump(), document.dump(), {}}), "seeding");
+  }
+  auto timed = [&](const std::string& text, int64_t expected) {
+    engine::QueryRequest request;
+    request.container = address;
+    std::string body = Body(text, Json::array());
+    request.body = body;
+    request.enable_cross_partition = true;
+    request.max_item_count = -1;
+    QueryRun run = RunQuery(account, request);
+    if (run.documents.size() != 1 || run.documents[0] != Json(expected)) Fail(text, "wrong count");
+    return std::make_pair(run, MedianMicroseconds(seconds, [&](int) { RunQuery(account, request); }));
+  };
+  auto [loaded, loaded_us] = timed("SELECT VALUE COUNT(1) FROM c WHERE IS_NUMBER(c.n3) AND STARTSWITH(c.s5, 'value')",
+                                   documents);
+  auto [counted, counted_us] = timed("SELECT VALUE COUNT(1) FROM c", documents);
+  Json figure = {{"documents", documents}, {"document_bytes", 1024}};
+  figure["us_per_document_loaded"] = loaded_us / documents;
+  figure["us_per_document_counted"] = counted_us / documents;
+  figure["scanned"] = loaded.scanned;
+  std::cerr << documents << " documents of 1 KB: " << loaded_us / documents << " us per document loaded and filtered ("
+            << loaded.scanned << " loaded); " << counted_us / documents << " us per document counted unloaded ("
+            << counted.access_path << ")\n";
+  return figure;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   CLI::App app{"bench_query_cost: query cost as the index and the partition key decide it, in process"};
   int readings = 20000;
-  std::string sizes = "10000,100000";
+  std::string sizes = "10000,100000,1000000";
+  int kilobyte_documents = 10000;
   double seconds = 1.0;
   app.add_option("--readings", readings, "IoT readings stored in each design");
   app.add_option("--sizes", sizes, "comma-separated document counts for the sized queries");
   app.add_option("--seconds", seconds, "time per figure");
+  app.add_option("--kilobyte-documents", kilobyte_documents, "1 KB documents loaded for the per-document figure");
   CLI11_PARSE(app, argc, argv);
 
   Json result = {{"target", "query-cost"}, {"workload", "query-cost"}};
@@ -297,6 +387,7 @@ int main(int argc, char** argv) {
     start = comma + 1;
   }
   result["sized"] = sized;
+  result["one_kilobyte"] = OneKilobyte(kilobyte_documents, seconds);
   std::cout << result.dump() << std::endl;
   return 0;
 }

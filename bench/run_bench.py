@@ -17,7 +17,8 @@ cosmolite also runs bulk creates (100 operations per request, as the SDKs' bulk 
 right after its point creates, and the report compares the two per document.
 
 cosmolite and the peer also run the query workloads (single-partition query, cross-partition
-ORDER BY) over --query-documents seeded documents each (10k and 100k by default).
+ORDER BY, equality + range + ORDER BY, COUNT with an equality) over --query-documents seeded
+documents each (10k and 100k by default).
 
 Every throughput figure is the median of --runs runs of --seconds each, after a --warmup; the
 telemetry ingest runs once for --telemetry-seconds at --telemetry-rate. Standard library only.
@@ -47,7 +48,7 @@ from bench_report import (BULK_WORKLOAD, CHANGEFEED_WORKLOAD, FANOUT_WORKLOAD, F
 ROOT = Path(__file__).resolve().parent.parent
 # The query workloads cosmolite and the peer both run (the goals and report constants, and the
 # workloads with sections of their own, are in bench_report.py).
-QUERY_WORKLOADS = ["query-orderby", "query-single"]
+QUERY_WORKLOADS = ["query-orderby", "query-single", "query-tag-orderby", "query-count"]
 # The equality filter scanning: n excluded from the index.
 N_EXCLUDED_POLICY = '{"excludedPaths":[{"path":"/n/?"}]}'
 

@@ -167,10 +167,12 @@ class SeededWorkload : public Workload {
   }
   uint64_t Pick(uint64_t sequence) const { return Mix(sequence) % options_.seed_documents; }
   static std::string SeedId(uint64_t index) { return "seed-" + std::to_string(index); }
+  // The properties of seeded document `n` besides its id and partition key.
+  virtual std::string SeedFields(uint64_t n) const { return PointFields(n); }
   CosmosCall Upsert(uint64_t index, uint64_t n) const {
     std::string pk = PointPartitionKey(index, options_.partitions);
     return CreateDocumentCall(options_.database, options_.container,
-                              PaddedDocument(SeedId(index), pk, PointFields(n), options_.document_bytes), pk,
+                              PaddedDocument(SeedId(index), pk, SeedFields(n), options_.document_bytes), pk,
                               true);
   }
 
@@ -255,9 +257,10 @@ class TelemetryWorkload : public Workload {
 };
 
 // Base of the query workloads. They need many documents (10k, 100k), so the container is named
-// after the seed (query-<documents>-p<partitions>-b<bytes>) and reused when it already holds
+// after the seed (query-<documents>-p<partitions>-b<bytes>-t) and reused when it already holds
 // exactly that many: seeding 100k documents takes half a minute or more. Documents are smaller
-// than the point workloads' (256 bytes) so a page is about the query, not the payload.
+// than the point workloads' (256 bytes) so a page is about the query, not the payload, and carry
+// a tag, "t{n mod 10}", for the equality filters.
 // Before the clock starts, the answer to one request is checked, so throughput is only reported
 // for a target that answers the query correctly.
 class QueryWorkload : public SeededWorkload {
@@ -298,6 +301,10 @@ class QueryWorkload : public SeededWorkload {
 
  protected:
   static constexpr size_t kDocumentBytes = 256;
+  static constexpr uint64_t kTags = 10;
+
+  std::string SeedFields(uint64_t n) const override { return PointFields(n) + ",\"tag\":" + JsonString(Tag(n)); }
+  static std::string Tag(uint64_t n) { return "t" + std::to_string(n % kTags); }
 
   // Anything the workload must learn from the target before the clock starts (after seeding).
   virtual std::string PrepareQuery(TargetSession&) { return ""; }
@@ -333,7 +340,7 @@ class QueryWorkload : public SeededWorkload {
     if (!options.container.empty()) return options.container;
     size_t bytes = options.document_bytes == 0 ? kDocumentBytes : options.document_bytes;
     std::string name = "query-" + std::to_string(std::max<uint64_t>(1, options.seed_documents)) + "-p" +
-                       std::to_string(options.partitions) + "-b" + std::to_string(bytes);
+                       std::to_string(options.partitions) + "-b" + std::to_string(bytes) + "-t";
     if (physical_partitions > 1) name += "-r" + std::to_string(physical_partitions);
     // Another indexing policy is another container (a short, stable tag of the policy text).
     if (!options.indexing_policy.empty()) {
@@ -465,6 +472,63 @@ class QueryOrderByWorkload : public QueryWorkload {
         return "row " + std::to_string(i) + " is " + rows[i].dump().substr(0, 80) + ", expected n " +
                std::to_string(low + i);
       }
+    }
+    return "";
+  }
+};
+
+// An equality, a range and an ORDER BY across the container, first page only:
+//   SELECT TOP 10 c.id, c.n FROM c WHERE c.tag = @t AND c.n >= @lo ORDER BY c.n
+// with @lo a random seeded n and @t its tag: a tenth of the documents carry the tag, about half of
+// those are at or above @lo.
+class QueryTagOrderByWorkload : public QueryWorkload {
+ public:
+  using QueryWorkload::QueryWorkload;
+  CosmosCall Next(uint64_t sequence) const override {
+    uint64_t low = Pick(sequence);
+    QueryCallOptions page;  // no partition key: cross-partition
+    page.max_item_count = options_.query_page_size;
+    return QueryDocumentsCall(options_.database, options_.container,
+                              "SELECT TOP 10 c.id, c.n FROM c WHERE c.tag = @t AND c.n >= @lo ORDER BY c.n",
+                              {{"@t", JsonString(Tag(low))}, {"@lo", std::to_string(low)}}, page);
+  }
+
+ protected:
+  std::string CheckRows(uint64_t sequence, const nlohmann::json& rows) const override {
+    uint64_t low = Pick(sequence);
+    // Matches: n = low, low + 10, ... below the document count.
+    uint64_t matches = (options_.seed_documents - low + kTags - 1) / kTags;
+    uint64_t expected = std::min<uint64_t>({10, matches, static_cast<uint64_t>(std::max(1, options_.query_page_size))});
+    if (rows.size() != expected) return std::to_string(rows.size()) + " rows, expected " + std::to_string(expected);
+    for (uint64_t i = 0; i < expected; ++i) {
+      if (NumberField(rows[i], "n") != static_cast<int64_t>(low + i * kTags)) {
+        return "row " + std::to_string(i) + " is " + rows[i].dump().substr(0, 80) + ", expected n " +
+               std::to_string(low + i * kTags);
+      }
+    }
+    return "";
+  }
+};
+
+// A count with one equality filter across the container:
+//   SELECT VALUE COUNT(1) FROM c WHERE c.tag = @t
+// with @t a random tag: a tenth of the documents.
+class QueryCountWorkload : public QueryWorkload {
+ public:
+  using QueryWorkload::QueryWorkload;
+  CosmosCall Next(uint64_t sequence) const override {
+    QueryCallOptions page;  // no partition key: cross-partition
+    page.max_item_count = options_.query_page_size;
+    return QueryDocumentsCall(options_.database, options_.container, "SELECT VALUE COUNT(1) FROM c WHERE c.tag = @t",
+                              {{"@t", JsonString(Tag(Pick(sequence)))}}, page);
+  }
+
+ protected:
+  std::string CheckRows(uint64_t sequence, const nlohmann::json& rows) const override {
+    uint64_t tag = Pick(sequence) % kTags;
+    uint64_t expected = options_.seed_documents / kTags + (tag < options_.seed_documents % kTags ? 1 : 0);
+    if (rows.size() != 1 || !rows[0].is_number_integer() || rows[0].get<uint64_t>() != expected) {
+      return "count " + rows.dump().substr(0, 80) + ", expected " + std::to_string(expected);
     }
     return "";
   }
@@ -667,6 +731,8 @@ const std::map<std::string, Factory>& Registry() {
       {"query-orderby", [](const WorkloadOptions& o) { return std::make_unique<QueryOrderByWorkload>(o); }},
       {"query-fanout", [](const WorkloadOptions& o) { return std::make_unique<QueryFanOutWorkload>(o); }},
       {"query-filter", [](const WorkloadOptions& o) { return std::make_unique<QueryFilterWorkload>(o); }},
+      {"query-tag-orderby", [](const WorkloadOptions& o) { return std::make_unique<QueryTagOrderByWorkload>(o); }},
+      {"query-count", [](const WorkloadOptions& o) { return std::make_unique<QueryCountWorkload>(o); }},
       {"changefeed", [](const WorkloadOptions& o) { return std::make_unique<ChangeFeedWorkload>(o); }},
       {"mixed", MakeMixedWorkload},
       {"query-endless", [](const WorkloadOptions& o) { return std::make_unique<EndlessQueryWorkload>(o); }},

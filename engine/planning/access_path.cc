@@ -211,7 +211,12 @@ Result<int64_t> StoredIndexStatistics::ContainerDocuments() {
 }
 
 Result<int64_t> StoredIndexStatistics::EntriesAt(const std::string& path) {
-  return txn_.CountIndexEntries(container_seq_, path);
+  if (cache_ != nullptr) {
+    if (std::optional<int64_t> cached = cache_->Find(path, lsn_)) return *cached;
+  }
+  COSMOS_ASSIGN_OR_RETURN(int64_t entries, txn_.CountIndexEntries(container_seq_, path));
+  if (cache_ != nullptr) cache_->Store(path, lsn_, entries);
+  return entries;
 }
 
 Result<int64_t> StoredIndexStatistics::DocumentsIn(const storage::DocumentScope& scope) {

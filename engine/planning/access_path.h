@@ -28,6 +28,7 @@
 #include "common/result.h"
 #include "engine/indexing/indexing_policy.h"
 #include "engine/planning/index_lookup.h"
+#include "engine/shared/container_cache.h"
 #include "query/binder.h"
 #include "storage/store.h"
 
@@ -51,10 +52,13 @@ class IndexStatistics {
                                          const std::optional<std::string>& partition_key, int64_t limit) = 0;
 };
 
-// The statistics of container `container_seq` as the transaction `txn` sees it.
+// The statistics of container `container_seq` as the transaction `txn` sees it. With `cache`,
+// EntriesAt is counted once per container LSN (`lsn`, the one `txn` sees).
 class StoredIndexStatistics : public IndexStatistics {
  public:
-  StoredIndexStatistics(storage::Transaction& txn, int64_t container_seq) : txn_(txn), container_seq_(container_seq) {}
+  StoredIndexStatistics(storage::Transaction& txn, int64_t container_seq, EntryCountCache* cache = nullptr,
+                        int64_t lsn = 0)
+      : txn_(txn), container_seq_(container_seq), cache_(cache), lsn_(lsn) {}
   Result<int64_t> ContainerDocuments() override;
   Result<int64_t> EntriesAt(const std::string& path) override;
   Result<int64_t> DocumentsIn(const storage::DocumentScope& scope) override;
@@ -64,6 +68,8 @@ class StoredIndexStatistics : public IndexStatistics {
  private:
   storage::Transaction& txn_;
   int64_t container_seq_;
+  EntryCountCache* cache_;
+  int64_t lsn_;
 };
 
 struct AccessPath {

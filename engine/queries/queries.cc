@@ -277,7 +277,8 @@ Result<query::QueryPage> Queries::ReadPage(storage::Transaction& txn, const Reso
                                            const query::PageRequest& page_request, uint64_t& index_entries_read,
                                            std::string& access_path) {
   // How to read: an index lookup, the index in ORDER BY order, or a scan (planning/access_path.h).
-  StoredIndexStatistics statistics(txn, container.container.seq);
+  COSMOS_ASSIGN_OR_RETURN(int64_t lsn, VisibleLsn(txn, container));
+  StoredIndexStatistics statistics(txn, container.container.seq, &container.entry_counts, lsn);
   COSMOS_ASSIGN_OR_RETURN(AccessPath access,
                           ChooseAccessPath(container.indexing, !container.index_build, prepared, parameters, scopes,
                                            container.partition_key.paths, container.default_ttl.has_value(),

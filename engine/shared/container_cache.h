@@ -28,6 +28,30 @@ namespace cosmos::engine {
 // continuous backup, whose shortest tier keeps 7 days.
 inline constexpr int64_t kStartedChangeLogRetentionSeconds = 7 * 24 * 3600;
 
+// The index entries at each path of one container version, as counted at an LSN: the planner asks
+// whether every document has an entry on an ORDER BY path (planning/access_path.h), and a count
+// of a large container costs more than the page it decides, so an unchanged container is not
+// counted twice. A write moves the LSN; a new indexing policy or index build makes a new
+// ResolvedContainer, with an empty cache.
+// Thread-safety: internally synchronized.
+class EntryCountCache {
+ public:
+  std::optional<int64_t> Find(const std::string& path, int64_t lsn) const {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto found = counts_.find(path);
+    if (found == counts_.end() || found->second.first != lsn) return std::nullopt;
+    return found->second.second;
+  }
+  void Store(const std::string& path, int64_t lsn, int64_t entries) {
+    std::lock_guard<std::mutex> lock(mu_);
+    counts_[path] = {lsn, entries};
+  }
+
+ private:
+  mutable std::mutex mu_;
+  std::unordered_map<std::string, std::pair<int64_t, int64_t>> counts_;  // path -> (lsn, entries)
+};
+
 // A container with its database, parsed definition and derived ids.
 struct ResolvedContainer {
   storage::DatabaseRecord database;
@@ -56,6 +80,8 @@ struct ResolvedContainer {
   // (see above), advanced by writes; a read on a snapshot never reads it, but takes the LSN
   // committed with its snapshot (Transaction::CommittedContainerLsn).
   mutable int64_t lsn = 0;
+  // Entries per index path, counted for the planner.
+  mutable EntryCountCache entry_counts;
 
   std::string OwnerPath() const { return "dbs/" + database.id + "/colls/" + container.id; }
 };
