@@ -345,4 +345,33 @@ TEST_CASE("access path: an equality and a range are intersected when the entries
   CHECK(streaming.intersected.empty());
 }
 
+TEST_CASE("access path: an equality elsewhere gives way to the ORDER BY walk when the walk fills its page sooner "
+          "than sorting the equality's documents", "[planning]") {
+  IndexingPolicy policy = PolicyOf("{}");
+  FakeStatistics statistics;
+  statistics.container_documents = 10000;
+  auto walks = [&](const std::string& text, int64_t tag_entries, int64_t page_rows) {
+    statistics.entries_in_range_at = {{"/tag", tag_entries}};
+    static query::PreparedQueryCache cache;
+    auto prepared = cache.Prepare(text);
+    REQUIRE_OK(prepared);
+    auto access = ChooseAccessPath(policy, true, **prepared, Json::array(), kWholeContainer, {"/pk"}, false,
+                                   statistics, page_rows);
+    REQUIRE_OK(access);
+    return access->ordered_scan.has_value();
+  };
+  // TOP 10 of 10,000 documents: the walk loads about 10 × 10,000 / named; sorting loads named.
+  const std::string top = "SELECT TOP 10 * FROM c WHERE c.tag = 't3' ORDER BY c.n";
+  CHECK(walks(top, 1000, 100));
+  CHECK(walks(top, 317, 100));
+  CHECK_FALSE(walks(top, 316, 100));
+  // Without TOP the page size decides: 100 rows.
+  const std::string paged = "SELECT * FROM c WHERE c.tag = 't3' ORDER BY c.n";
+  CHECK(walks(paged, 1000, 100));
+  CHECK_FALSE(walks(paged, 999, 100));
+  CHECK(walks(paged, 317, 10));
+  // Predicates on two other paths: the intersected lookups find the rarer matches.
+  CHECK_FALSE(walks("SELECT TOP 10 * FROM c WHERE c.tag = 't3' AND c.m > 1 ORDER BY c.n", 5000, 100));
+}
+
 }  // namespace cosmos::engine

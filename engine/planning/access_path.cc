@@ -1,6 +1,7 @@
 #include "engine/planning/access_path.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include "engine/partitioning/partitioning.h"
 #include "query/plan/index_filter.h"
@@ -133,15 +134,38 @@ Result<int64_t> ScanFirstAbove(const std::vector<storage::DocumentScope>& scopes
   return std::clamp(kEntriesPerDocument * documents, kCheapLookupEntries, kPartitionLookupEntries);
 }
 
+// The rows a page of `prepared` returns at most: `page_rows`, or fewer under a TOP or LIMIT.
+int64_t RowsWanted(const query::BoundQuery& prepared, const Json& parameters, int64_t page_rows) {
+  int64_t rows = std::max<int64_t>(page_rows, 1);
+  const query::SelectQuery& q = prepared.root();
+  for (const query::Expr* count : {q.top.get(), q.limit.get()}) {
+    if (count == nullptr) continue;
+    const Json* value = count->kind == query::ExprKind::kLiteral ? &count->literal : nullptr;
+    if (count->kind == query::ExprKind::kParameter && parameters.is_array()) {
+      for (const Json& parameter : parameters) {
+        if (parameter.is_object() && parameter.value("name", "") == count->name && parameter.contains("value")) {
+          value = &parameter["value"];
+        }
+      }
+    }
+    if (value != nullptr && value->is_number() && value->get<double>() >= 0 && value->get<double>() < 1e15) {
+      rows = std::min(rows, std::max<int64_t>(static_cast<int64_t>(value->get<double>()), 1));
+    }
+  }
+  return rows;
+}
+
 // The index scan that yields a query's documents in its ORDER BY order, when one can: a single
 // ORDER BY item on an indexed path, one FROM source, no grouping, aggregate or DISTINCT. When the
 // WHERE clause bounds the same path, the scan keeps to those bounds (documents outside fail the
 // filter anyway); otherwise every document must have a scalar there, or the scan would miss the
-// ones that sort as undefined, arrays or objects.
+// ones that sort as undefined, arrays or objects. `rows_wanted`: the rows a page returns at most.
 Result<std::optional<IndexLookup>> OrderedIndexScan(const IndexingPolicy& policy, const query::BoundQuery& prepared,
                                                     const std::vector<query::IndexPredicate>& predicates,
                                                     const std::optional<IndexLookup>& lookup,
-                                                    IndexStatistics& statistics, bool& descending) {
+                                                    const std::vector<storage::DocumentScope>& scopes,
+                                                    int64_t rows_wanted, IndexStatistics& statistics,
+                                                    bool& descending) {
   const query::SelectQuery& q = prepared.root();
   const query::SelectInfo& info = prepared.info(q);
   if (q.order_by.empty() || q.from.size() != 1 || q.distinct || info.is_grouped() || info.is_aggregate() ||
@@ -173,24 +197,36 @@ Result<std::optional<IndexLookup>> OrderedIndexScan(const IndexingPolicy& policy
     if (IndexPathText(predicate.path) == scan.path) on_path.push_back(predicate);
   }
   std::optional<IndexLookup> bounds = on_path.empty() ? std::nullopt : ChooseIndexLookup(policy, on_path);
-  if (bounds) {
-    // An equality elsewhere that names few documents is cheaper to sort than the walk; one that
-    // names many (a tenant, a status) leaves a match every few steps of the walk.
-    if (lookup && lookup->equality && lookup->path != scan.path) {
-      if (lookup->ranges.size() > 1) return std::optional<IndexLookup>();
-      COSMOS_ASSIGN_OR_RETURN(int64_t named, statistics.EntriesInRange(lookup->path, lookup->ranges.front(),
-                                                                       std::nullopt, kCheapLookupEntries));
-      if (named < kCheapLookupEntries) return std::optional<IndexLookup>();
-    }
-    scan.ranges = bounds->ranges;
-  } else {
-    // A selective equality elsewhere names few documents: sorting them beats walking the order.
-    if (lookup && lookup->equality) return std::optional<IndexLookup>();
+  if (!bounds) {
     // The index order holds every document only when each has an entry on the path (a scalar
     // there, or at every path of the composite index); otherwise the query sorts what it reads.
     COSMOS_ASSIGN_OR_RETURN(int64_t documents, statistics.ContainerDocuments());
     COSMOS_ASSIGN_OR_RETURN(int64_t entries, statistics.EntriesAt(scan.path));
     if (entries != documents) return std::optional<IndexLookup>();
+  }
+  // An equality elsewhere names `named` of the scopes' N documents. Sorting them loads all of
+  // them; the walk loads about rows × N / named before its page is full (a match every N / named
+  // steps). The walk pays while named² > rows × N: a rare value is sorted, a common one (a
+  // tenant, a status) walked. With predicates on two other paths the matches are rarer than
+  // either names, and the lookups, intersected, find them for less than the walk.
+  if (lookup && lookup->equality && lookup->path != scan.path) {
+    std::vector<std::string> other_paths;
+    for (const query::IndexPredicate& predicate : predicates) {
+      std::string path = IndexPathText(predicate.path);
+      if (path != scan.path && std::find(other_paths.begin(), other_paths.end(), path) == other_paths.end()) {
+        other_paths.push_back(std::move(path));
+      }
+    }
+    if (other_paths.size() > 1) return std::optional<IndexLookup>();
+    COSMOS_ASSIGN_OR_RETURN(int64_t documents, DocumentsInScopes(scopes, statistics));
+    double walked_before_full = static_cast<double>(rows_wanted) * static_cast<double>(documents);
+    int64_t enough = static_cast<int64_t>(std::ceil(std::sqrt(walked_before_full)));
+    COSMOS_ASSIGN_OR_RETURN(int64_t named, EntriesToRead(*lookup, scopes, enough, statistics));
+    if (named < enough) return std::optional<IndexLookup>();
+  }
+  if (bounds) {
+    scan.ranges = bounds->ranges;
+  } else {
     scan.ranges.push_back(std::move(every_value));
   }
   std::sort(scan.ranges.begin(), scan.ranges.end(),
@@ -264,7 +300,7 @@ std::vector<OrderByPath> OrderByPaths(const query::SelectQuery& query) {
 Result<AccessPath> ChooseAccessPath(const IndexingPolicy& policy, bool index_ready, const query::BoundQuery& prepared,
                                     const Json& parameters, const std::vector<storage::DocumentScope>& scopes,
                                     const std::vector<std::string>& partition_key_paths, bool documents_expire,
-                                    IndexStatistics& statistics) {
+                                    IndexStatistics& statistics, int64_t page_rows) {
   AccessPath access;
   if (!index_ready) return access;
   std::vector<query::IndexPredicate> predicates = query::FindIndexPredicates(prepared.root(), parameters);
@@ -273,7 +309,8 @@ Result<AccessPath> ChooseAccessPath(const IndexingPolicy& policy, bool index_rea
   if (!candidates.empty()) access.lookup = candidates.front();
   // ORDER BY from the index: a page reads only as far as its rows reach.
   COSMOS_ASSIGN_OR_RETURN(access.ordered_scan,
-                          OrderedIndexScan(policy, prepared, useful, access.lookup, statistics, access.descending));
+                          OrderedIndexScan(policy, prepared, useful, access.lookup, scopes,
+                                           RowsWanted(prepared, parameters, page_rows), statistics, access.descending));
   if (access.ordered_scan || !access.lookup) return access;
   // The query reads nothing of a document but the filter, and the entries answer it exactly: the
   // documents are counted from the entries of every lookup, never loaded.

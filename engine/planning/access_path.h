@@ -126,9 +126,10 @@ std::vector<OrderByPath> OrderByPaths(const query::SelectQuery& query);
 // partitioned on `partition_key_paths` ("/tenant"). While the container's index is being built
 // (`index_ready` false) the index is not trusted and every query scans. Where documents expire
 // (`documents_expire`: time to live is on) each must be loaded to tell whether it still exists.
+// `page_rows`: the rows a page may return (x-ms-max-item-count).
 Result<AccessPath> ChooseAccessPath(const IndexingPolicy& policy, bool index_ready, const query::BoundQuery& prepared,
                                     const Json& parameters, const std::vector<storage::DocumentScope>& scopes,
                                     const std::vector<std::string>& partition_key_paths, bool documents_expire,
-                                    IndexStatistics& statistics);
+                                    IndexStatistics& statistics, int64_t page_rows = 100);
 
 }  // namespace cosmos::engine

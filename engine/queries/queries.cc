@@ -282,7 +282,7 @@ Result<query::QueryPage> Queries::ReadPage(storage::Transaction& txn, const Reso
   COSMOS_ASSIGN_OR_RETURN(AccessPath access,
                           ChooseAccessPath(container.indexing, !container.index_build, prepared, parameters, scopes,
                                            container.partition_key.paths, container.default_ttl.has_value(),
-                                           statistics));
+                                           statistics, static_cast<int64_t>(page_request.max_items)));
   const std::vector<ReadSegment> segments = ReadSegments(container.routing, scopes);
   // The lookup and those intersected with it, and their paths as x-cosmolite-access-path names
   // them ("/tag and /n").
