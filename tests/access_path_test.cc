@@ -374,4 +374,24 @@ TEST_CASE("access path: an equality elsewhere gives way to the ORDER BY walk whe
   CHECK_FALSE(walks("SELECT TOP 10 * FROM c WHERE c.tag = 't3' AND c.m > 1 ORDER BY c.n", 5000, 100));
 }
 
+TEST_CASE("access path: inside one logical partition a wide range is walked in index order when the walk fills "
+          "the page for fewer entries", "[planning]") {
+  IndexingPolicy policy = PolicyOf("{}");
+  FakeStatistics statistics;
+  statistics.container_documents = 100000;  // DocumentsIn answers the same for the partition...
+  statistics.entries_in_range_at = {{"/n", 50000}};
+  const char* text = "SELECT * FROM c WHERE c.pk = 'pk-a' AND c.n >= @p";
+  AccessPath access = Plan(policy, text, statistics, kOnePartition);
+  REQUIRE(access.partition_walk);
+  CHECK(access.partition_walk->path == "/n");
+  CHECK(access.scan_first);
+  // ... so the partition is the whole container: the walk fills a page of 100 after 100 entries.
+  CHECK(access.walk);
+  // Across the container, in several partitions, or with ORDER BY there is no walk.
+  CHECK_FALSE(Plan(policy, text, statistics).partition_walk);
+  CHECK_FALSE(Plan(policy, "SELECT * FROM c WHERE c.n >= @p ORDER BY c.id", statistics, kOnePartition).partition_walk);
+  // An equality is a seek, never a walk.
+  CHECK_FALSE(Plan(policy, "SELECT * FROM c WHERE c.tag = 'x'", statistics, kOnePartition).partition_walk);
+}
+
 }  // namespace cosmos::engine

@@ -307,6 +307,15 @@ Result<AccessPath> ChooseAccessPath(const IndexingPolicy& policy, bool index_rea
   std::vector<query::IndexPredicate> useful = UsefulPredicates(predicates, scopes, partition_key_paths);
   std::vector<IndexLookup> candidates = IndexLookups(policy, useful);
   if (!candidates.empty()) access.lookup = candidates.front();
+  // The walk: the first range (in IndexLookups order), when the page streams from one partition.
+  if (prepared.is_streaming() && scopes.size() == 1 && scopes.front().partition_key) {
+    for (const IndexLookup& candidate : candidates) {
+      if (!candidate.equality) {
+        access.partition_walk = candidate;
+        break;
+      }
+    }
+  }
   // ORDER BY from the index: a page reads only as far as its rows reach.
   COSMOS_ASSIGN_OR_RETURN(access.ordered_scan,
                           OrderedIndexScan(policy, prepared, useful, access.lookup, scopes,
@@ -336,6 +345,15 @@ Result<AccessPath> ChooseAccessPath(const IndexingPolicy& policy, bool index_rea
   if (!access.index_only && prepared.is_streaming()) {
     COSMOS_ASSIGN_OR_RETURN(int64_t entries, EntriesToRead(lookups, scopes, scan_first_above, statistics));
     access.scan_first = entries >= scan_first_above;
+    // Inside one logical partition: walk a range instead when the walk fills the page for fewer
+    // entries than the lookup reads (it reads them all before it loads a document).
+    if (access.partition_walk) {
+      COSMOS_ASSIGN_OR_RETURN(int64_t container_documents, statistics.ContainerDocuments());
+      COSMOS_ASSIGN_OR_RETURN(int64_t partition_documents, DocumentsInScopes(scopes, statistics));
+      double walked = static_cast<double>(RowsWanted(prepared, parameters, page_rows)) *
+                      static_cast<double>(container_documents) / static_cast<double>(std::max<int64_t>(partition_documents, 1));
+      access.walk = walked < static_cast<double>(entries);
+    }
   }
   return access;
 }

@@ -10,7 +10,11 @@
 //    entries starts as a scan instead, and becomes the lookup only when the page is not full
 //    after kScanBudget documents: a common value fills a page from the first documents, a rare
 //    one is found in the index;
-//  - a scan: every document of the query's scopes, in storage order.
+//  - a scan: every document of the query's scopes, in storage order;
+//  - inside one logical partition, a walk of a range in index order: where a range names many
+//    entries across the container and the partition holds a small share of its documents, a
+//    page fills after about rows × (container documents ÷ partition documents) entries, so its
+//    cost follows the partition's share and the page size, not the container's size.
 // Inside logical partitions (every scope names one) a predicate on the partition key holds for
 // every document read, so it never chooses the index; the index serves the other predicates
 // there as anywhere else, reading only the partitions' entries.
@@ -82,6 +86,13 @@ struct AccessPath {
   // Further lookups whose documents the lookup's are intersected with before any is loaded:
   // c.tag = 't3' AND c.n BETWEEN 1 AND 9 loads only the documents both name.
   std::vector<IndexLookup> intersected;
+  // Inside one logical partition, a streaming query with a range on an indexed path: the range
+  // walked in index order, reading only the partition's entries, loading only its matches. Rows
+  // then come in the order of the range's values (a query without ORDER BY promises none). Set
+  // whenever the query and scope allow it, so that a later page can resume the walk whatever
+  // the counts say then; `walk` says whether this page starts one.
+  std::optional<IndexLookup> partition_walk;
+  bool walk = false;
   // The lookup reads more entries than its scopes' documents are worth (ScanFirstAbove): read
   // the scopes first, and after kScanBudget documents turn to the lookup if it still pays
   // (LookupPaysAfterScan).

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "common/encoding.h"
 #include "common/json_parse.h"
 #include "common/json_scan.h"
 #include "engine/items/time_to_live.h"
@@ -224,11 +225,11 @@ class IndexOrderedDocumentSource : public StoredSource {
   IndexOrderedDocumentSource(storage::Transaction& txn, int64_t container_seq,
                              const std::vector<ReadSegment>& segments, const IndexLookup& scan, bool descending,
                              std::optional<OrderResume> resume, const ReadProperties& properties,
-                             uint64_t& entries_read)
+                             uint64_t& entries_read, bool walk_positions)
       : StoredSource(txn, container_seq, properties), segments_(segments),
         ranges_(resume ? RangesFrom(scan.ranges, resume->sort_key, descending) : scan.ranges), path_(scan.path),
         descending_(descending), entries_read_(entries_read), range_(descending ? ranges_.size() : 0),
-        partition_key_(OneLogicalPartition(segments)), resume_(std::move(resume)) {}
+        partition_key_(OneLogicalPartition(segments)), resume_(std::move(resume)), walk_positions_(walk_positions) {}
 
   bool in_order_by_order() const override { return true; }
   bool resumed() const override { return resume_.has_value(); }
@@ -303,12 +304,20 @@ class IndexOrderedDocumentSource : public StoredSource {
       COSMOS_RETURN_IF_ERROR(ToSourceDocument(*record, segment->min_key, segment->max_key, doc));
       doc.sort_key = *value;
       // The documents with the resume key up to the last one returned were returned before.
-      if (resume_ && doc.sort_key == resume_->sort_key && !(resume_->position < doc.position)) group_.pop_back();
+      if (resume_ && doc.sort_key == resume_->sort_key && Before(doc.position)) group_.pop_back();
     }
     std::sort(group_.begin(), group_.end(), [](const query::SourceDocument& a, const query::SourceDocument& b) {
       return a.position < b.position;
     });
+    if (walk_positions_) {
+      for (query::SourceDocument& doc : group_) doc.position = Json{{"walk", HexEncode(doc.sort_key)}, {"p", doc.position}};
+    }
     return Status();
+  }
+
+  // Whether a document at `position` with the resume key comes before the resume point.
+  bool Before(const Json& position) const {
+    return resume_->inclusive ? position < resume_->position : !(resume_->position < position);
   }
 
   // The next batch of entries, moving to the next range when one is exhausted.
@@ -339,7 +348,8 @@ class IndexOrderedDocumentSource : public StoredSource {
   uint64_t& entries_read_;
   size_t range_;
   const std::optional<std::string> partition_key_;
-  const std::optional<OrderResume> resume_;
+  const std::optional<OrderResume> resume_;  // its position is a read position
+  const bool walk_positions_;
   std::optional<storage::IndexRow> cursor_;
   std::vector<storage::IndexRow> batch_;
   size_t next_ = 0;
@@ -451,9 +461,10 @@ std::unique_ptr<query::DocumentSource> IndexOrderSource(storage::Transaction& tx
                                                         const std::vector<ReadSegment>& segments,
                                                         const IndexLookup& scan, bool descending,
                                                         std::optional<OrderResume> resume,
-                                                        const ReadProperties& properties, uint64_t& entries_read) {
+                                                        const ReadProperties& properties, uint64_t& entries_read,
+                                                        bool walk_positions) {
   return std::make_unique<IndexOrderedDocumentSource>(txn, container_seq, segments, scan, descending,
-                                                      std::move(resume), properties, entries_read);
+                                                      std::move(resume), properties, entries_read, walk_positions);
 }
 
 std::unique_ptr<query::DocumentSource> ResourceListSource(const std::vector<std::pair<int64_t, std::string>>& bodies,

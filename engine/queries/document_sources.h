@@ -57,22 +57,28 @@ std::unique_ptr<query::DocumentSource> ScanThenLookupSource(storage::Transaction
                                                             const ReadProperties& properties, int64_t scan_budget,
                                                             uint64_t& entries_read, LookupPays lookup_pays);
 
-// Where a later page of a sorted query starts in ORDER BY order: after the document at
-// `position` whose sort key is `sort_key` (query/execution/executor.h's OpenSource).
+// Where a later page starts in index order: after the document at `position` whose sort key is
+// `sort_key` (a sorted query's, query/execution/executor.h's OpenSource), or at it when
+// `inclusive` (a streaming page's, which resumes at the document it stopped in).
 struct OrderResume {
   std::string sort_key;
   Json position;
+  bool inclusive = false;
 };
 
 // The documents of the segments in the order of a query's ORDER BY, read from the index at its
 // path (one item) or from its composite index (several), backwards when `descending`, within
-// the scan's ranges; equal values in read-position order. With `resume`, only the documents after
+// the scan's ranges; equal values in read-position order. With `resume`, only the documents from
 // it. Adds the entries it reads to `entries_read`.
+// With `walk_positions` the source serves a streaming page that walks a range lookup inside one
+// logical partition (planning/access_path.h's partition walk): each document's position is
+// {"walk": <its sort key, hex>, "p": <its read position>}, from which the walk resumes.
 std::unique_ptr<query::DocumentSource> IndexOrderSource(storage::Transaction& txn, int64_t container_seq,
                                                         const std::vector<ReadSegment>& segments,
                                                         const IndexLookup& scan, bool descending,
                                                         std::optional<OrderResume> resume,
-                                                        const ReadProperties& properties, uint64_t& entries_read);
+                                                        const ReadProperties& properties, uint64_t& entries_read,
+                                                        bool walk_positions = false);
 
 // Metadata resources (databases, containers, offers) held in memory, as (seq, body) in seq
 // order, from `start_seq`.

@@ -299,6 +299,18 @@ Result<query::QueryPage> Queries::ReadPage(storage::Transaction& txn, const Reso
     // A sorted page after the first: the index order starts after the last row returned; any
     // other way reads from the start, and the executor skips the rows returned before.
     std::optional<OrderResume> resume;
+    if (start != nullptr && start->is_object() && start->contains("walk")) {
+      // A streaming page that walked a range inside its partition resumes the walk.
+      const Json& walk = (*start)["walk"];
+      std::optional<std::string> sort_key = walk.is_string() ? HexDecode(walk.get_ref<const std::string&>()) : std::nullopt;
+      if (!access.partition_walk || !sort_key || !start->contains("p")) {
+        return Status::BadRequest("Invalid Continuation Token: the query cannot resume from it.");
+      }
+      access_path = "index walk on " + access.partition_walk->path;
+      return IndexOrderSource(txn, container_seq, segments, *access.partition_walk, /*descending=*/false,
+                              OrderResume{std::move(*sort_key), (*start)["p"], /*inclusive=*/true}, properties,
+                              index_entries_read, /*walk_positions=*/true);
+    }
     if (start != nullptr && start->is_object()) {
       std::optional<std::string> sort_key;
       if (start->contains("sort_key") && (*start)["sort_key"].is_string()) {
@@ -319,6 +331,11 @@ Result<query::QueryPage> Queries::ReadPage(storage::Transaction& txn, const Reso
       access_path = "index order on " + access.ordered_scan->path + (access.descending ? " (descending)" : "");
       return IndexOrderSource(txn, container_seq, segments, *access.ordered_scan, access.descending,
                               std::move(resume), properties, index_entries_read);
+    }
+    if (access.walk && start == nullptr) {
+      access_path = "index walk on " + access.partition_walk->path;
+      return IndexOrderSource(txn, container_seq, segments, *access.partition_walk, /*descending=*/false,
+                              std::nullopt, properties, index_entries_read, /*walk_positions=*/true);
     }
     if (access.lookup && access.scan_first) {
       access_path = "scan";
