@@ -166,13 +166,14 @@ TEST_CASE("access path: a lookup that names many entries starts as a scan", "[pl
   FakeStatistics statistics;
   statistics.container_documents = 200;  // in the one partition (DocumentsIn)
   // Inside a partition: the lookup serves while it reads less than 20 entries per document there.
+  // (An equality: a range there may be walked instead, see below.)
   statistics.entries_per_range = kEntriesPerDocument * 200 - 1;
-  AccessPath narrow = Plan(policy, "SELECT * FROM c WHERE c.n >= @p", statistics, kOnePartition);
+  AccessPath narrow = Plan(policy, "SELECT * FROM c WHERE c.n = @p", statistics, kOnePartition);
   REQUIRE(narrow.lookup);
   CHECK(narrow.lookup->path == "/n");
   CHECK_FALSE(narrow.scan_first);
   statistics.entries_per_range = kEntriesPerDocument * 200;
-  AccessPath wide = Plan(policy, "SELECT * FROM c WHERE c.n >= @p", statistics, kOnePartition);
+  AccessPath wide = Plan(policy, "SELECT * FROM c WHERE c.n = @p", statistics, kOnePartition);
   REQUIRE(wide.lookup);
   CHECK(wide.scan_first);
   CHECK_FALSE(wide.ordered_scan);
@@ -217,10 +218,11 @@ TEST_CASE("access path: inside a logical partition a range on the ORDER BY path 
   CHECK(access.descending);
 }
 
-TEST_CASE("access path: a count whose whole filter is one exact lookup is answered from index entries",
+TEST_CASE("access path: a count whose whole filter is exact lookups is answered from index entries",
           "[planning]") {
   IndexingPolicy policy = PolicyOf("{}");
   FakeStatistics statistics;
+  statistics.entries_per_range = 10;  // of 1,000 documents: every lookup is worth intersecting
   auto index_only = [&](const std::string& text, const std::vector<storage::DocumentScope>& scopes = kWholeContainer,
                         bool documents_expire = false) {
     return Plan(policy, text, statistics, scopes, true, documents_expire).index_only;
@@ -230,8 +232,12 @@ TEST_CASE("access path: a count whose whole filter is one exact lookup is answer
   CHECK(index_only("SELECT VALUE COUNT(1) FROM c WHERE c.n >= @p AND c.n < 10"));
   CHECK(index_only("SELECT VALUE COUNT(1) FROM c WHERE c.n = @p", kOnePartition));
   CHECK(index_only("SELECT VALUE 1 FROM c WHERE c.a.b = true"));
-  // Several exact predicates: their entries are intersected.
+  // Several exact predicates: their entries are intersected...
   CHECK(index_only("SELECT VALUE COUNT(1) FROM c WHERE c.tag = 't3' AND c.n > 1"));
+  // ... while each costs less than loading the documents it rules out.
+  statistics.entries_in_range_at = {{"/n", 900}};
+  CHECK_FALSE(index_only("SELECT VALUE COUNT(1) FROM c WHERE c.tag = 't3' AND c.n > 1"));
+  statistics.entries_in_range_at.clear();
   // The query reads the document beyond its filter.
   CHECK_FALSE(index_only("SELECT VALUE COUNT(c.tag) FROM c WHERE c.tag = 't3'"));
   CHECK_FALSE(index_only("SELECT c.tag FROM c WHERE c.tag = 't3'"));
@@ -384,9 +390,17 @@ TEST_CASE("access path: inside one logical partition a wide range is walked in i
   AccessPath access = Plan(policy, text, statistics, kOnePartition);
   REQUIRE(access.partition_walk);
   CHECK(access.partition_walk->path == "/n");
-  CHECK(access.scan_first);
-  // ... so the partition is the whole container: the walk fills a page of 100 after 100 entries.
+  // ... so the partition is the whole container: the walk fills a page of 100 after 100 entries,
+  // where the lookup would read 50,000 (or start as a scan).
   CHECK(access.walk);
+  CHECK_FALSE(access.scan_first);
+  // A partition with a small share of the documents: the walk steps over the others' entries.
+  statistics.container_documents = 1000;
+  statistics.entries_in_range_at = {{"/n", 1000}};
+  // (DocumentsIn answers 1,000 too: the rows wanted, 2, over a share of 1 make 2 entries.)
+  CHECK(Plan(policy, "SELECT TOP 2 * FROM c WHERE c.n >= @p", statistics, kOnePartition).walk);
+  statistics.entries_in_range_at = {{"/n", 1}};
+  CHECK_FALSE(Plan(policy, "SELECT TOP 2 * FROM c WHERE c.n >= @p", statistics, kOnePartition).walk);
   // Across the container, in several partitions, or with ORDER BY there is no walk.
   CHECK_FALSE(Plan(policy, text, statistics).partition_walk);
   CHECK_FALSE(Plan(policy, "SELECT * FROM c WHERE c.n >= @p ORDER BY c.id", statistics, kOnePartition).partition_walk);

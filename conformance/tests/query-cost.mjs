@@ -269,7 +269,7 @@ export default [
         ids.push(...seen.rows.map((r) => r.id));
         loaded += seen.scanned;
         const seenCount = await explain(ctx, database, container, count, undefined, range.id);
-        a.eq(seenCount.access, "index only on /firmware and /ts", "the count intersects entries only");
+        a.eq(seenCount.access, "index only on /ts and /firmware", "the count intersects entries only");
         a.eq(seenCount.scanned, 0, "the count loads no document");
         counted += seenCount.rows[0];
       }

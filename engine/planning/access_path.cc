@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "engine/partitioning/partitioning.h"
 #include "query/plan/index_filter.h"
@@ -204,7 +205,8 @@ Result<std::optional<IndexLookup>> OrderedIndexScan(const IndexingPolicy& policy
     COSMOS_ASSIGN_OR_RETURN(int64_t entries, statistics.EntriesAt(scan.path));
     if (entries != documents) return std::optional<IndexLookup>();
   }
-  // An equality elsewhere names `named` of the scopes' N documents. Sorting them loads all of
+  // An equality elsewhere names `named` of N documents (those it is counted over: its logical
+  // partitions', or the container's). Sorting them loads all of
   // them; the walk loads about rows × N / named before its page is full (a match every N / named
   // steps). The walk pays while named² > rows × N: a rare value is sorted, a common one (a
   // tenant, a status) walked. With predicates on two other paths the matches are rarer than
@@ -218,7 +220,7 @@ Result<std::optional<IndexLookup>> OrderedIndexScan(const IndexingPolicy& policy
       }
     }
     if (other_paths.size() > 1) return std::optional<IndexLookup>();
-    COSMOS_ASSIGN_OR_RETURN(int64_t documents, DocumentsInScopes(scopes, statistics));
+    COSMOS_ASSIGN_OR_RETURN(int64_t documents, DocumentsCountedOver(*lookup, scopes, statistics));
     double walked_before_full = static_cast<double>(rows_wanted) * static_cast<double>(documents);
     int64_t enough = static_cast<int64_t>(std::ceil(std::sqrt(walked_before_full)));
     COSMOS_ASSIGN_OR_RETURN(int64_t named, EntriesToRead(*lookup, scopes, enough, statistics));
@@ -321,39 +323,46 @@ Result<AccessPath> ChooseAccessPath(const IndexingPolicy& policy, bool index_rea
                           OrderedIndexScan(policy, prepared, useful, access.lookup, scopes,
                                            RowsWanted(prepared, parameters, page_rows), statistics, access.descending));
   if (access.ordered_scan || !access.lookup) return access;
-  // The query reads nothing of a document but the filter, and the entries answer it exactly: the
-  // documents are counted from the entries of every lookup, never loaded.
-  const std::optional<std::vector<std::string>>& read_outside_where = prepared.properties_outside_where();
-  access.index_only = !documents_expire && read_outside_where && read_outside_where->empty() &&
-                      useful.size() == predicates.size() && query::WhereIsIndexPredicates(prepared.root(), parameters) &&
-                      LookupsAnswerAll(candidates, predicates);
   // Only a streaming page can stop once it is full; a sorted or aggregated one needs every match,
   // which the lookups name at less than a scan's cost.
   int64_t scan_first_above = kMostEntriesCounted;
-  if (!access.index_only && prepared.is_streaming()) {
+  if (prepared.is_streaming()) {
     COSMOS_ASSIGN_OR_RETURN(scan_first_above, ScanFirstAbove(scopes, statistics));
   }
-  // Otherwise, of several predicates: the one with the fewest entries, and the others that pay.
+  // Of several predicates: the one with the fewest entries, and the others that pay.
+  const size_t candidate_count = candidates.size();
   std::vector<IndexLookup> lookups = {*access.lookup};
-  if (access.index_only) {
-    lookups = std::move(candidates);
-  } else if (candidates.size() > 1) {
+  if (candidate_count > 1) {
     COSMOS_ASSIGN_OR_RETURN(lookups, ChooseLookups(std::move(candidates), scopes, scan_first_above, statistics));
   }
+  // The query reads nothing of a document but the filter, and the entries of the lookups, all of
+  // them, answer it exactly: the documents are counted from the entries, never loaded.
+  const std::optional<std::vector<std::string>>& read_outside_where = prepared.properties_outside_where();
+  access.index_only = !documents_expire && read_outside_where && read_outside_where->empty() &&
+                      useful.size() == predicates.size() && lookups.size() == candidate_count &&
+                      query::WhereIsIndexPredicates(prepared.root(), parameters) &&
+                      LookupsAnswerAll(lookups, predicates);
   access.lookup = lookups.front();
   access.intersected.assign(lookups.begin() + 1, lookups.end());
   if (!access.index_only && prepared.is_streaming()) {
-    COSMOS_ASSIGN_OR_RETURN(int64_t entries, EntriesToRead(lookups, scopes, scan_first_above, statistics));
-    access.scan_first = entries >= scan_first_above;
-    // Inside one logical partition: walk a range instead when the walk fills the page for fewer
-    // entries than the lookup reads (it reads them all before it loads a document).
+    // Inside one logical partition a range can be walked: the page fills after about
+    // rows × (container documents ÷ partition documents) entries. It pays when the lookup would
+    // read more (it reads all its entries before it loads a document).
+    int64_t walked = std::numeric_limits<int64_t>::max();
     if (access.partition_walk) {
       COSMOS_ASSIGN_OR_RETURN(int64_t container_documents, statistics.ContainerDocuments());
       COSMOS_ASSIGN_OR_RETURN(int64_t partition_documents, DocumentsInScopes(scopes, statistics));
-      double walked = static_cast<double>(RowsWanted(prepared, parameters, page_rows)) *
-                      static_cast<double>(container_documents) / static_cast<double>(std::max<int64_t>(partition_documents, 1));
-      access.walk = walked < static_cast<double>(entries);
+      double estimate = static_cast<double>(RowsWanted(prepared, parameters, page_rows)) *
+                        static_cast<double>(container_documents) /
+                        static_cast<double>(std::max<int64_t>(partition_documents, 1));
+      walked = static_cast<int64_t>(std::min(std::ceil(estimate), static_cast<double>(kMostEntriesCounted)));
     }
+    // The lookup's own entries decide (those intersected with it name fewer documents still): one
+    // that reads many starts as a scan, unless the walk is cheaper. Counted no further than decides.
+    COSMOS_ASSIGN_OR_RETURN(int64_t entries, EntriesToRead(*access.lookup, scopes, std::min(walked, scan_first_above),
+                                                           statistics));
+    access.walk = walked < scan_first_above && entries >= walked;
+    access.scan_first = !access.walk && entries >= scan_first_above;
   }
   return access;
 }
