@@ -69,26 +69,33 @@ Status Transaction::DeleteIndexEntries(int64_t container_seq, int64_t document_s
   return Status();
 }
 
-Result<std::vector<int64_t>> Transaction::LookupIndex(int64_t container_seq, std::string_view path,
-                                                      std::string_view lower, bool lower_inclusive,
-                                                      std::string_view upper, bool upper_inclusive,
-                                                      const DocumentScope& scope, uint64_t& entries_read) {
-  std::string sql;
+namespace {
+
+// The statement of LookupIndex and LookupIndexValues: `columns` of the entries at a path between
+// bounds, restricted to a scope. A logical partition is a hash in the entry's key; a range of
+// keys (a physical partition, a prefix of a hierarchical key) needs each entry's document row to
+// compare its partition_key.
+std::string ScopedLookupSql(const char* columns, const DocumentScope& scope, bool lower_inclusive,
+                            std::string_view upper, bool upper_inclusive) {
   const bool whole_container = !scope.partition_key && scope.min_key.empty() && !scope.max_key;
+  std::string sql;
   if (scope.partition_key || whole_container) {
-    // The entries alone answer: a logical partition is a hash in the entry's key.
-    sql = "SELECT document_seq FROM index_entries WHERE container_seq = ? AND path = ?" +
-          ValueBounds("", lower_inclusive, upper, upper_inclusive);
-    if (scope.partition_key) sql += " AND partition_hash = ?";
+    sql = std::string("SELECT ") + columns + " FROM index_entries e WHERE e.container_seq = ? AND e.path = ?" +
+          ValueBounds("e.", lower_inclusive, upper, upper_inclusive);
+    if (scope.partition_key) sql += " AND e.partition_hash = ?";
   } else {
-    // A range of keys (a physical partition, a prefix of a hierarchical key) needs each entry's
-    // document row to compare its partition_key.
-    sql = "SELECT e.document_seq FROM index_entries e JOIN documents d ON d.seq = e.document_seq "
+    sql = std::string("SELECT ") + columns + " FROM index_entries e JOIN documents d ON d.seq = e.document_seq "
           "WHERE e.container_seq = ? AND e.path = ?" + ValueBounds("e.", lower_inclusive, upper, upper_inclusive) +
           " AND d.partition_key >= ?";
     if (scope.max_key) sql += " AND d.partition_key < ?";
   }
-  COSMOS_ASSIGN_OR_RETURN(auto* stmt, connection_->Prepare(sql));
+  return sql;
+}
+
+// Binds what ScopedLookupSql wrote.
+void BindScopedLookup(sqlite::Statement* stmt, int64_t container_seq, std::string_view path, std::string_view lower,
+                      std::string_view upper, const DocumentScope& scope) {
+  const bool whole_container = !scope.partition_key && scope.min_key.empty() && !scope.max_key;
   stmt->Bind(1, container_seq).Bind(2, path);
   int next = BindBounds(stmt, 3, lower, upper);
   if (scope.partition_key) {
@@ -97,6 +104,17 @@ Result<std::vector<int64_t>> Transaction::LookupIndex(int64_t container_seq, std
     stmt->Bind(next++, scope.min_key);
     if (scope.max_key) stmt->Bind(next, *scope.max_key);
   }
+}
+
+}  // namespace
+
+Result<std::vector<int64_t>> Transaction::LookupIndex(int64_t container_seq, std::string_view path,
+                                                      std::string_view lower, bool lower_inclusive,
+                                                      std::string_view upper, bool upper_inclusive,
+                                                      const DocumentScope& scope, uint64_t& entries_read) {
+  COSMOS_ASSIGN_OR_RETURN(auto* stmt, connection_->Prepare(ScopedLookupSql("e.document_seq", scope, lower_inclusive,
+                                                                            upper, upper_inclusive)));
+  BindScopedLookup(stmt, container_seq, path, lower, upper, scope);
   COSMOS_ASSIGN_OR_RETURN(auto seqs, CollectRows<int64_t>(stmt, [](const sqlite::Statement& row) {
     return row.ColumnInt(0);
   }));
@@ -105,6 +123,23 @@ Result<std::vector<int64_t>> Transaction::LookupIndex(int64_t container_seq, std
   std::sort(seqs.begin(), seqs.end());
   seqs.erase(std::unique(seqs.begin(), seqs.end()), seqs.end());
   return seqs;
+}
+
+Result<std::vector<std::pair<int64_t, std::string>>> Transaction::LookupIndexValues(
+    int64_t container_seq, std::string_view path, std::string_view lower, bool lower_inclusive, std::string_view upper,
+    bool upper_inclusive, const DocumentScope& scope, uint64_t& entries_read) {
+  COSMOS_ASSIGN_OR_RETURN(auto* stmt, connection_->Prepare(ScopedLookupSql("e.document_seq, e.value", scope,
+                                                                            lower_inclusive, upper, upper_inclusive)));
+  BindScopedLookup(stmt, container_seq, path, lower, upper, scope);
+  using Row = std::pair<int64_t, std::string>;
+  COSMOS_ASSIGN_OR_RETURN(auto rows, CollectRows<Row>(stmt, [](const sqlite::Statement& row) {
+    return Row{row.ColumnInt(0), row.ColumnText(1)};
+  }));
+  entries_read += rows.size();
+  std::stable_sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) { return a.first < b.first; });
+  rows.erase(std::unique(rows.begin(), rows.end(), [](const Row& a, const Row& b) { return a.first == b.first; }),
+             rows.end());
+  return rows;
 }
 
 Result<std::vector<IndexRow>> Transaction::ScanIndex(int64_t container_seq, std::string_view path,

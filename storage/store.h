@@ -152,6 +152,13 @@ class Transaction {
   Result<std::vector<int64_t>> LookupIndex(int64_t container_seq, std::string_view path, std::string_view lower,
                                            bool lower_inclusive, std::string_view upper, bool upper_inclusive,
                                            const DocumentScope& scope, uint64_t& entries_read);
+  // As LookupIndex, with each document's value (its entry's encoded value): (seq, value) in seq
+  // order, one per document (the first of its values for a path of array elements).
+  Result<std::vector<std::pair<int64_t, std::string>>> LookupIndexValues(int64_t container_seq, std::string_view path,
+                                                                         std::string_view lower, bool lower_inclusive,
+                                                                         std::string_view upper, bool upper_inclusive,
+                                                                         const DocumentScope& scope,
+                                                                         uint64_t& entries_read);
   // Index entries at `path` between the bounds (an empty upper bound is open), in (value,
   // partition_hash, document_seq) order (descending: reversed), after the cursor when given: up
   // to `limit`. With `partition_key`, only that logical partition's entries (by PartitionHash).

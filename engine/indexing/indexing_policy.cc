@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdio>
+#include <cmath>
 #include <cstring>
 #include <iterator>
 #include <set>
@@ -341,6 +342,38 @@ std::optional<std::string> EncodeIndexValue(const Json& value) {
 
 bool IndexValueCut(const Json& value) {
   return value.is_string() && value.get_ref<const std::string&>().size() > kIndexedStringBytes;
+}
+
+std::optional<Json> DecodeIndexValue(std::string_view encoded) {
+  if (encoded.empty()) return std::nullopt;
+  std::string_view rest = encoded.substr(1);
+  switch (encoded.front()) {
+    case kIndexTypeNull: return rest.empty() ? std::optional<Json>(Json(nullptr)) : std::nullopt;
+    case kIndexTypeFalse: return rest.empty() ? std::optional<Json>(Json(false)) : std::nullopt;
+    case kIndexTypeTrue: return rest.empty() ? std::optional<Json>(Json(true)) : std::nullopt;
+    case kIndexTypeNumber: {
+      if (rest.size() != 16) return std::nullopt;
+      uint64_t bits = 0;
+      for (char c : rest) {
+        int digit = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+        if (digit < 0) return std::nullopt;
+        bits = bits << 4 | static_cast<uint64_t>(digit);
+      }
+      // EncodeIndexValue flipped the sign bit of a positive number and every bit of a negative one.
+      bits = (bits & (uint64_t{1} << 63)) ? bits & ~(uint64_t{1} << 63) : ~bits;
+      double number;
+      std::memcpy(&number, &bits, sizeof number);
+      constexpr double kExactIntegers = 9007199254740992.0;  // 2^53
+      if (std::trunc(number) == number && std::fabs(number) <= kExactIntegers) {
+        return Json(static_cast<int64_t>(number));
+      }
+      return Json(number);
+    }
+    case kIndexTypeString:
+      if (rest.size() >= kIndexedStringBytes) return std::nullopt;
+      return Json(std::string(rest));
+    default: return std::nullopt;
+  }
 }
 
 std::string IndexPathText(const DocumentPath& path) {

@@ -100,6 +100,10 @@ std::optional<std::string> EncodeIndexValue(const Json& value);
 inline constexpr size_t kIndexedStringBytes = 128;
 // True when EncodeIndexValue cut the value (a long string).
 bool IndexValueCut(const Json& value);
+// The value an EncodeIndexValue text stands for; nullopt when it may be cut (a string of
+// kIndexedStringBytes bytes or more) or is not such a text. A number that is a whole one within
+// ±2^53 comes back as an integer, as the JSON parser reads "5".
+std::optional<Json> DecodeIndexValue(std::string_view encoded);
 // The encoded ranges of a type, for range predicates: a value compares only with its own type.
 inline constexpr char kIndexTypeNull = '0', kIndexTypeFalse = '1', kIndexTypeTrue = '2', kIndexTypeNumber = '3',
                       kIndexTypeString = '4';

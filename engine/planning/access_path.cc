@@ -241,6 +241,58 @@ Result<std::optional<IndexLookup>> OrderedIndexScan(const IndexingPolicy& policy
   return std::optional<IndexLookup>(std::move(scan));
 }
 
+// The values at the one path a sorted, grouped, aggregated or DISTINCT query reads
+// (query::SinglePathRead), to be read from its index entries instead of its documents, when:
+//  - the WHERE clause is absent, or the `candidates` answer all of it exactly;
+//  - every document the filter passes has a scalar there (a predicate on the path says so, or
+//    every document of the container has an entry at it): an array, an object or no value would
+//    aggregate, group or be distinct differently, and has no entry;
+//  - reading the entries costs less than loading the documents: the path's own predicate reads
+//    no more than the lookups would anyway; otherwise its entries are read over the container and
+//    must be fewer than kEntriesPerDocument per document the filter names.
+Result<std::optional<IndexLookup>> ValuesFromIndex(const IndexingPolicy& policy, const query::BoundQuery& prepared,
+                                                   const Json& parameters,
+                                                   const std::vector<query::IndexPredicate>& predicates,
+                                                   const std::vector<query::IndexPredicate>& useful,
+                                                   const std::vector<IndexLookup>& candidates,
+                                                   const std::vector<storage::DocumentScope>& scopes,
+                                                   IndexStatistics& statistics) {
+  const query::SelectQuery& q = prepared.root();
+  std::optional<std::vector<std::string>> path = query::SinglePathRead(q);
+  if (prepared.is_streaming() || !path || !policy.IsIndexed(*path) || policy.indexing_disabled()) {
+    return std::optional<IndexLookup>();
+  }
+  if (q.where && (useful.size() != predicates.size() || !query::WhereIsIndexPredicates(q, parameters) ||
+                  !LookupsAnswerAll(candidates, predicates))) {
+    return std::optional<IndexLookup>();
+  }
+  IndexLookup values;
+  values.path = IndexPathText(*path);
+  auto own = std::find_if(candidates.begin(), candidates.end(),
+                          [&](const IndexLookup& lookup) { return lookup.path == values.path; });
+  if (own != candidates.end()) {
+    values.ranges = own->ranges;
+    values.equality = own->equality;
+    return std::optional<IndexLookup>(std::move(values));
+  }
+  COSMOS_ASSIGN_OR_RETURN(int64_t documents, statistics.ContainerDocuments());
+  COSMOS_ASSIGN_OR_RETURN(int64_t entries, statistics.EntriesAt(values.path));
+  if (entries != documents) return std::optional<IndexLookup>();
+  int64_t named = std::numeric_limits<int64_t>::max();
+  if (candidates.empty()) {
+    COSMOS_ASSIGN_OR_RETURN(named, DocumentsInScopes(scopes, statistics));
+  } else {
+    for (const IndexLookup& candidate : candidates) {
+      int64_t limit = std::min(named, entries / kEntriesPerDocument + 1);
+      COSMOS_ASSIGN_OR_RETURN(int64_t counted, EntriesToRead(candidate, scopes, limit, statistics));
+      named = std::min(named, counted);
+    }
+  }
+  if (named * kEntriesPerDocument <= entries) return std::optional<IndexLookup>();
+  values.ranges.push_back({std::string(1, kIndexTypeNull), true, std::string(1, kIndexTypeString + 1), false});
+  return std::optional<IndexLookup>(std::move(values));
+}
+
 }  // namespace
 
 Result<int64_t> StoredIndexStatistics::ContainerDocuments() {
@@ -316,6 +368,25 @@ Result<AccessPath> ChooseAccessPath(const IndexingPolicy& policy, bool index_rea
         access.partition_walk = candidate;
         break;
       }
+    }
+  }
+  // A query that reads the values at one path: from its entries.
+  if (!documents_expire) {
+    COSMOS_ASSIGN_OR_RETURN(access.values_of, ValuesFromIndex(policy, prepared, parameters, predicates, useful,
+                                                              candidates, scopes, statistics));
+    if (access.values_of) {
+      // The filter: every lookup but the one on the path itself, whose ranges the values keep to.
+      access.lookup.reset();
+      for (IndexLookup& candidate : candidates) {
+        if (candidate.path == access.values_of->path) continue;
+        if (!access.lookup) {
+          access.lookup = std::move(candidate);
+        } else {
+          access.intersected.push_back(std::move(candidate));
+        }
+      }
+      access.index_only = true;
+      return access;
     }
   }
   // ORDER BY from the index: a page reads only as far as its rows reach.

@@ -101,6 +101,12 @@ struct AccessPath {
   // nothing else of a document: the documents are counted from their entries, never loaded
   // (SELECT VALUE COUNT(1) FROM c WHERE c.tag = @t).
   bool index_only = false;
+  // Set (with index_only): the query reads only the values at this path, its entries' ranges
+  // (every value, or the WHERE clause's predicate on it), beside the lookups' filter: each
+  // document is made from its entry there, never loaded (SELECT VALUE MAX(c.n) FROM c WHERE
+  // c.tag = @t; SELECT c.tag, COUNT(1) FROM c GROUP BY c.tag). A document whose entry may be a
+  // cut string is loaded.
+  std::optional<IndexLookup> values_of;
 };
 
 // Documents a scan_first read loads before it considers the lookup.

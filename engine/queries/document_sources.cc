@@ -11,6 +11,23 @@
 namespace cosmos::engine {
 namespace {
 
+// The documents of `scope` from `from_seq` on that `lookup` names, in seq order, each once.
+Result<std::vector<int64_t>> NamedDocuments(storage::Transaction& txn, int64_t container_seq, const IndexLookup& lookup,
+                                            const storage::DocumentScope& scope, int64_t from_seq,
+                                            uint64_t& entries_read) {
+  std::vector<int64_t> named;
+  for (const IndexValueRange& range : lookup.ranges) {
+    COSMOS_ASSIGN_OR_RETURN(auto seqs, txn.LookupIndex(container_seq, lookup.path, range.lower, range.lower_inclusive,
+                                                       range.upper, range.upper_inclusive, scope, entries_read));
+    for (int64_t seq : seqs) {
+      if (seq >= from_seq) named.push_back(seq);
+    }
+  }
+  std::sort(named.begin(), named.end());
+  named.erase(std::unique(named.begin(), named.end()), named.end());
+  return named;
+}
+
 // What every source over stored documents shares: the transaction, the container it reads,
 // the properties it parses, and the clock that time to live compares with.
 class StoredSource : public query::DocumentSource {
@@ -193,19 +210,8 @@ class IndexedDocumentSource : public StoredSource {
     return Status();
   }
 
-  // The documents of `scope` from `from_seq` on that `lookup` names, in seq order, each once.
   Result<std::vector<int64_t>> Named(const IndexLookup& lookup, const storage::DocumentScope& scope, int64_t from_seq) {
-    std::vector<int64_t> named;
-    for (const IndexValueRange& range : lookup.ranges) {
-      COSMOS_ASSIGN_OR_RETURN(auto seqs, txn_.LookupIndex(container_seq_, lookup.path, range.lower, range.lower_inclusive,
-                                                          range.upper, range.upper_inclusive, scope, entries_read_));
-      for (int64_t seq : seqs) {
-        if (seq >= from_seq) named.push_back(seq);
-      }
-    }
-    std::sort(named.begin(), named.end());
-    named.erase(std::unique(named.begin(), named.end()), named.end());
-    return named;
+    return NamedDocuments(txn_, container_seq_, lookup, scope, from_seq, entries_read_);
   }
 
   const std::vector<IndexLookup>& lookups_;
@@ -214,6 +220,106 @@ class IndexedDocumentSource : public StoredSource {
   const bool index_only_;
   bool looked_up_ = false;
   std::vector<std::pair<size_t, int64_t>> found_;  // (index in reads_, seq), in read order
+  size_t next_ = 0;
+};
+
+// The values at one path, from its index entries, of the documents the lookups name.
+class IndexValuesDocumentSource : public StoredSource {
+ public:
+  IndexValuesDocumentSource(storage::Transaction& txn, int64_t container_seq, const std::vector<ReadSegment>& segments,
+                            const IndexLookup& values, const std::vector<IndexLookup>& lookups,
+                            const ReadProperties& properties, uint64_t& entries_read)
+      : StoredSource(txn, container_seq, properties), values_(values), lookups_(lookups),
+        reads_(SegmentsToRead(segments, std::nullopt)), entries_read_(entries_read), steps_(StepsOf(values.path)) {}
+
+  Result<bool> Next(query::SourceDocument& doc) override {
+    if (!read_) COSMOS_RETURN_IF_ERROR(Read());
+    while (next_ < found_.size()) {
+      const Found& found = found_[next_++];
+      const ReadSegment& segment = reads_[found.read].segment;
+      doc.sort_key.clear();
+      doc.satisfies_where = true;  // the lookups (and the values' ranges) are the whole filter
+      if (std::optional<Json> value = DecodeIndexValue(found.value)) {
+        doc.json = std::make_shared<const Json>(Nested(std::move(*value)));
+        doc.bytes = 0;
+        doc.position = ReadPosition{found.seq, segment.min_key, segment.max_key}.ToJson();
+        doc.index_only = true;
+        return true;
+      }
+      // A string the entry may hold only the start of: the document has the rest.
+      COSMOS_ASSIGN_OR_RETURN(auto record, txn_.FindDocumentBySeq(container_seq_, found.seq));
+      if (!record || IsExpired(*record, now_) || !segment.Holds(record->partition_key)) continue;
+      COSMOS_RETURN_IF_ERROR(ToSourceDocument(*record, segment.min_key, segment.max_key, doc));
+      doc.index_only = false;
+      return true;
+    }
+    return false;
+  }
+
+ private:
+  struct Found {
+    size_t read;  // index in reads_
+    int64_t seq;
+    std::string value;
+  };
+
+  static std::vector<std::string> StepsOf(const std::string& path) {
+    std::vector<std::string> steps;
+    for (size_t start = 1; start <= path.size();) {
+      size_t slash = path.find('/', start);
+      if (slash == std::string::npos) slash = path.size();
+      steps.push_back(path.substr(start, slash - start));
+      start = slash + 1;
+    }
+    return steps;
+  }
+
+  // {"a": {"b": value}} for the path /a/b.
+  Json Nested(Json value) const {
+    for (auto step = steps_.rbegin(); step != steps_.rend(); ++step) value = Json{{*step, std::move(value)}};
+    return value;
+  }
+
+  Status Read() {
+    read_ = true;
+    for (size_t read = 0; read < reads_.size(); ++read) {
+      size_t first = found_.size();
+      for (const storage::DocumentScope& scope : reads_[read].segment.scopes) {
+        std::vector<std::pair<int64_t, std::string>> values;  // (seq, value) in seq order
+        for (const IndexValueRange& range : values_.ranges) {
+          COSMOS_ASSIGN_OR_RETURN(auto in_range, txn_.LookupIndexValues(container_seq_, values_.path, range.lower,
+                                                                        range.lower_inclusive, range.upper,
+                                                                        range.upper_inclusive, scope, entries_read_));
+          values.insert(values.end(), std::make_move_iterator(in_range.begin()), std::make_move_iterator(in_range.end()));
+        }
+        if (values_.ranges.size() > 1) {
+          std::sort(values.begin(), values.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+        }
+        // Only the documents every lookup names.
+        for (const IndexLookup& lookup : lookups_) {
+          if (values.empty()) break;
+          COSMOS_ASSIGN_OR_RETURN(std::vector<int64_t> named,
+                                  NamedDocuments(txn_, container_seq_, lookup, scope, 0, entries_read_));
+          std::erase_if(values, [&](const std::pair<int64_t, std::string>& value) {
+            return !std::binary_search(named.begin(), named.end(), value.first);
+          });
+        }
+        for (auto& [seq, value] : values) found_.push_back({read, seq, std::move(value)});
+      }
+      // Several scopes: merge them into seq order.
+      std::sort(found_.begin() + static_cast<std::ptrdiff_t>(first), found_.end(),
+                [](const Found& a, const Found& b) { return a.seq < b.seq; });
+    }
+    return Status();
+  }
+
+  const IndexLookup& values_;
+  const std::vector<IndexLookup>& lookups_;
+  const std::vector<SegmentRead> reads_;
+  uint64_t& entries_read_;
+  const std::vector<std::string> steps_;
+  bool read_ = false;
+  std::vector<Found> found_;
   size_t next_ = 0;
 };
 
@@ -465,6 +571,15 @@ std::unique_ptr<query::DocumentSource> IndexOrderSource(storage::Transaction& tx
                                                         bool walk_positions) {
   return std::make_unique<IndexOrderedDocumentSource>(txn, container_seq, segments, scan, descending,
                                                       std::move(resume), properties, entries_read, walk_positions);
+}
+
+std::unique_ptr<query::DocumentSource> IndexValuesSource(storage::Transaction& txn, int64_t container_seq,
+                                                         const std::vector<ReadSegment>& segments,
+                                                         const IndexLookup& values,
+                                                         const std::vector<IndexLookup>& lookups,
+                                                         const ReadProperties& properties, uint64_t& entries_read) {
+  return std::make_unique<IndexValuesDocumentSource>(txn, container_seq, segments, values, lookups, properties,
+                                                     entries_read);
 }
 
 std::unique_ptr<query::DocumentSource> ResourceListSource(const std::vector<std::pair<int64_t, std::string>>& bodies,

@@ -80,6 +80,18 @@ std::unique_ptr<query::DocumentSource> IndexOrderSource(storage::Transaction& tx
                                                         const ReadProperties& properties, uint64_t& entries_read,
                                                         bool walk_positions = false);
 
+// The values at `values.path`, within its ranges, of the documents every one of `lookups` names
+// (every document with a value there when there is none), in read order: each is an index_only
+// document made of that value alone ({"a": {"b": value}} for /a/b) that satisfies the WHERE
+// clause. A document whose entry may hold only the start of a long string is loaded instead.
+// Serves sorted, grouped, aggregated and DISTINCT pages, which never resume from a position.
+// Adds the entries read to `entries_read`.
+std::unique_ptr<query::DocumentSource> IndexValuesSource(storage::Transaction& txn, int64_t container_seq,
+                                                         const std::vector<ReadSegment>& segments,
+                                                         const IndexLookup& values,
+                                                         const std::vector<IndexLookup>& lookups,
+                                                         const ReadProperties& properties, uint64_t& entries_read);
+
 // Metadata resources (databases, containers, offers) held in memory, as (seq, body) in seq
 // order, from `start_seq`.
 std::unique_ptr<query::DocumentSource> ResourceListSource(const std::vector<std::pair<int64_t, std::string>>& bodies,

@@ -332,6 +332,11 @@ Result<query::QueryPage> Queries::ReadPage(storage::Transaction& txn, const Reso
       return IndexOrderSource(txn, container_seq, segments, *access.ordered_scan, access.descending,
                               std::move(resume), properties, index_entries_read);
     }
+    if (access.values_of) {
+      access_path = "index only on " + access.values_of->path + (lookup_paths.empty() ? "" : " and " + lookup_paths);
+      return IndexValuesSource(txn, container_seq, segments, *access.values_of, lookups, properties,
+                               index_entries_read);
+    }
     if (access.walk && start == nullptr) {
       access_path = "index walk on " + access.partition_walk->path;
       return IndexOrderSource(txn, container_seq, segments, *access.partition_walk, /*descending=*/false,

@@ -171,6 +171,63 @@ std::vector<IndexPredicate> FindIndexPredicates(const SelectQuery& query, const 
   return predicates;
 }
 
+namespace {
+
+// Collects the document paths an expression reads (SinglePathRead); false when it reads anything
+// else of the document, or holds a subquery.
+class PathReads {
+ public:
+  explicit PathReads(const std::string& alias) : alias_(alias) {}
+
+  bool Visit(const Expr& e) {
+    if (e.subquery) return false;
+    if (std::optional<std::vector<std::string>> path = DocumentPathSteps(e, alias_)) {
+      if (!PropertyNames(*path)) return false;
+      if (!path_) path_ = *path;
+      return *path_ == *path;
+    }
+    if (e.kind == ExprKind::kIdentifier && e.name == alias_) return false;  // the whole document
+    for (const ExprPtr& child : e.children) {
+      if (child && !Visit(*child)) return false;
+    }
+    for (const auto& [name, field] : e.fields) {
+      if (field && !Visit(*field)) return false;
+    }
+    return true;
+  }
+  const std::optional<std::vector<std::string>>& path() const { return path_; }
+
+ private:
+  // Steps an index entry's path spells the same way: no array element, nothing that reads as a
+  // position.
+  static bool PropertyNames(const std::vector<std::string>& path) {
+    return std::none_of(path.begin(), path.end(), [](const std::string& step) {
+      return step.empty() || step == "[]" || step.find('/') != std::string::npos ||
+             std::all_of(step.begin(), step.end(), [](char c) { return c >= '0' && c <= '9'; });
+    });
+  }
+
+  const std::string& alias_;
+  std::optional<std::vector<std::string>> path_;
+};
+
+}  // namespace
+
+std::optional<std::vector<std::string>> SinglePathRead(const SelectQuery& query) {
+  if (query.from.size() != 1 || query.from.front().iterate || query.from.front().collection->kind != ExprKind::kIdentifier ||
+      !query.order_by.empty() || query.select_star) {
+    return std::nullopt;
+  }
+  PathReads reads(query.from.front().alias);
+  for (const SelectItem& item : query.items) {
+    if (!reads.Visit(*item.expr)) return std::nullopt;
+  }
+  for (const ExprPtr& key : query.group_by) {
+    if (!reads.Visit(*key)) return std::nullopt;
+  }
+  return reads.path();
+}
+
 bool WhereIsIndexPredicates(const SelectQuery& query, const Json& parameters) {
   std::vector<IndexPredicate> predicates;
   return FiltersTheContainer(query) && query.from.size() == 1 &&

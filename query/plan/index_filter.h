@@ -34,4 +34,10 @@ std::vector<IndexPredicate> FindIndexPredicates(const SelectQuery& query, const 
 // finds (each conjunct one of them): a document passes it exactly when it passes them.
 bool WhereIsIndexPredicates(const SelectQuery& query, const Json& parameters);
 
+// The one document path a query reads outside its WHERE clause, when that is all it reads there:
+// every reference to the FROM alias in the select list and GROUP BY is that path, of property
+// names only (c.n, c.a.b; never c, c.tags[0] or c["0"]), with no subquery, JOIN or ORDER BY.
+// nullopt otherwise. Such a query can be answered from the path's index entries.
+std::optional<std::vector<std::string>> SinglePathRead(const SelectQuery& query);
+
 }  // namespace cosmos::query
