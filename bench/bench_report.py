@@ -400,9 +400,9 @@ def render_query_cost(w, records):
     w("| physical partitions | readings | keyed RU | fanned-out RU | ratio | keyed µs | fanned-out µs | newest first: keyed / fanned-out RU |")
     w("|---:|---:|---:|---:|---:|---:|---:|---|")
     for f in cost.get("iot", []):
-        ratio = f["fanned_out_ru"] / f["keyed_ru"] if f.get("keyed_ru") else None
+        fan_out_ratio = f["fanned_out_ru"] / f["keyed_ru"] if f.get("keyed_ru") else None
         w(f"| {f['physical_partitions']} | {f['readings']} | {fmt(f['keyed_ru'], 2)} | {fmt(f['fanned_out_ru'], 2)} | "
-          f"{fmt(ratio, 1)} | {fmt(f['keyed_us'])} | {fmt(f['fanned_out_us'])} | "
+          f"{fmt(fan_out_ratio, 1)} | {fmt(f['keyed_us'])} | {fmt(f['fanned_out_us'])} | "
           f"{fmt(f['newest_first_keyed_ru'], 2)} / {fmt(f['newest_first_fanned_out_ru'], 2)} |")
     w("")
     w("Indexed queries as the container grows (first page of 10; µs median, RU and documents loaded mean):")
@@ -417,6 +417,38 @@ def render_query_cost(w, records):
           f"{fmt(f['count_loading_us'])} µs, {fmt(f['count_loading_ru'], 2)} RU | "
           f"{fmt(f['us_per_index_entry'], 2)} / {fmt(f['us_per_document_loaded'], 2)} |")
     w("")
+    sized = cost.get("sized", [])
+    if len(sized) >= 2 and sized[0].get("partition_range_first_page_us"):
+        first = sized[0]
+        w("Time of the first page against the smallest container: " + "; ".join(
+            f"{f['documents']:,} documents: `pk = @pk AND n >= @lo` "
+            f"{times_text(ratio(f['partition_range_first_page_us'], first['partition_range_first_page_us']))}, "
+            f"… `ORDER BY c.n` "
+            f"{times_text(ratio(f['partition_range_ordered_first_page_us'], first['partition_range_ordered_first_page_us']))}"
+            for f in sized[1:]) + " (goal: at most ×1.5).")
+        w("")
+    if sized and "equality_range_sorted_us" in sized[0]:
+        w("| documents | `tag = @t AND n` in a tenth of the range `ORDER BY c.id` (intersected: the first page loads every match) | ORDER BY inside a partition: "
+          "first page | … a later page |")
+        w("|---:|---|---|---|")
+        for f in sized:
+            w(f"| {f['documents']} | {fmt(f['equality_range_sorted_us'])} µs, {fmt(f['equality_range_sorted_ru'], 2)} RU, "
+              f"{fmt(f['equality_range_sorted_scanned'], 1)} loaded | {fmt(f['ordered_first_page_us'])} µs, "
+              f"{fmt(f['ordered_first_page_ru'], 2)} RU | page {f['ordered_later_page']}: "
+              f"{fmt(f['ordered_later_page_us'])} µs, {fmt(f['ordered_later_page_ru'], 2)} RU, "
+              f"{fmt(f['ordered_later_page_scanned'], 1)} loaded |")
+        w("")
+    if sized and "sum_index_only_us" in sized[0]:
+        w("`SELECT VALUE SUM(c.n) FROM c` from the entries of `/n`, beside the same sum loading its documents: " + "; ".join(
+              f"{f['documents']:,} documents: {fmt(f['sum_index_only_us'])} µs, {fmt(f['sum_index_only_ru'], 2)} RU "
+              f"against {fmt(f['sum_loading_us'])} µs, {fmt(f['sum_loading_ru'], 2)} RU" for f in sized) + ".")
+        w("")
+    kilobyte = cost.get("one_kilobyte")
+    if kilobyte:
+        w(f"{kilobyte['documents']:,} documents of 1 KB (20 properties): {fmt(kilobyte['us_per_document_loaded'], 2)} µs "
+          f"per document loaded and filtered on two properties (goal: at most 5 µs); "
+          f"{fmt(kilobyte['us_per_document_counted'], 2)} µs per document counted without loading it.")
+        w("")
 
 
 def telemetry_verdict(record, rate, seconds):

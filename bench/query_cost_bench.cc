@@ -8,8 +8,9 @@
 //     t{N mod 10}): the first page of 10 of `c.pk = @pk AND c.n >= @lo` (with and without
 //     ORDER BY c.n), `TOP 10 … c.tag = @t AND c.n >= @lo ORDER BY c.n` across the container, and
 //     `COUNT(1) … c.tag = @t` from the index alone beside the same count loading its documents;
-//     from these, µs per index entry read and per document loaded. Also `c.tag = @t AND c.n in
-//     a tenth of the range` (an index intersection), and the tenth page of an ORDER BY inside a
+//     from these, µs per index entry read and per document loaded; `SUM(c.n)` over the container
+//     from the entries beside the same sum loading its documents. Also `c.tag = @t AND c.n in
+//     a tenth of the range` sorted by id (an index intersection), and the tenth page of an ORDER BY inside a
 //     partition (the tenth at 10k documents and more) beside its first;
 //   - µs per document loaded and filtered for --kilobyte-documents documents of 1 KB with 20
 //     properties.
@@ -312,6 +313,29 @@ Json Sized(int documents, double seconds) {
             << index_only.charge << " RU (" << index_only.access_path << "); loading " << loading_us << " us, "
             << loading.charge << " RU; " << figure["us_per_index_entry"].get<double>() << " us per entry, "
             << figure["us_per_document_loaded"].get<double>() << " us per document loaded\n";
+
+  // A sum of one path over the container: from its entries, and loading the documents.
+  auto sum = [&](const std::string& text) {
+    engine::QueryRequest request;
+    request.container = address;
+    std::string body = Body(text, Json::array());
+    request.body = body;
+    request.enable_cross_partition = true;
+    QueryRun run = RunQuery(account, request);
+    const int64_t expected = int64_t{documents} * (documents - 1) / 2;
+    if (run.documents.size() != 1 || run.documents[0] != Json(expected)) Fail(text, "wrong sum");
+    double us = MedianMicroseconds(seconds, [&](int) { RunQuery(account, request); });
+    return std::make_pair(run, us);
+  };
+  auto [sum_index_only, sum_index_only_us] = sum("SELECT VALUE SUM(c.n) FROM c");
+  auto [sum_loading, sum_loading_us] = sum("SELECT VALUE SUM(c.n) FROM c WHERE IS_NUMBER(c.n)");
+  figure["sum_index_only_us"] = sum_index_only_us;
+  figure["sum_index_only_ru"] = sum_index_only.charge;
+  figure["sum_loading_us"] = sum_loading_us;
+  figure["sum_loading_ru"] = sum_loading.charge;
+  std::cerr << documents << " documents, SUM of every value: " << sum_index_only_us << " us, "
+            << sum_index_only.charge << " RU (" << sum_index_only.access_path << "); loading " << sum_loading_us
+            << " us, " << sum_loading.charge << " RU\n";
   return figure;
 }
 

@@ -329,11 +329,14 @@ export default [
         // A filter that names few documents: loading them costs less than reading every temperature.
         { query: "SELECT VALUE MAX(c.temperature) FROM c WHERE c.tenantId = @t", access: "index lookup on /tenantId",
           expected: [Math.max(...temperatures)], loads: true },
-        { query: "SELECT VALUE SUM(c.temperature) FROM c", access: "index only on /temperature",
-          expected: [all.reduce((sum, r) => sum + r.temperature, 0)] },
+        // Without a filter, one physical partition of several finds its entries only by joining each
+        // to its document: it loads its documents instead.
+        { query: "SELECT VALUE SUM(c.temperature) FROM c", access: ranges.length === 1 ? "index only on /temperature" : "scan",
+          expected: [all.reduce((sum, r) => sum + r.temperature, 0)], loads: ranges.length > 1 },
         { query: "SELECT VALUE AVG(c.temperature) FROM c WHERE c.temperature >= 30", access: "index only on /temperature",
           expected: [(() => { const hot = all.filter((r) => r.temperature >= 30); return hot.reduce((s, r) => s + r.temperature, 0) / hot.length; })()] },
-        { query: "SELECT DISTINCT VALUE c.firmware FROM c", access: "index only on /firmware", expected: ["fw-0", "fw-1", "fw-2"], sort: true },
+        { query: "SELECT DISTINCT VALUE c.firmware FROM c", access: ranges.length === 1 ? "index only on /firmware" : "scan",
+          expected: ["fw-0", "fw-1", "fw-2"], sort: true, loads: ranges.length > 1 },
         { query: "SELECT c.tenantId, COUNT(1) AS n FROM c WHERE c.firmware = @f GROUP BY c.tenantId",
           access: "index only on /tenantId and /firmware", sort: true,
           expected: [...new Set(onFirmware.map((r) => r.tenantId))].sort().map((t) => ({ tenantId: t, n: onFirmware.filter((r) => r.tenantId === t).length })) },

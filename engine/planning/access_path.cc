@@ -249,7 +249,7 @@ Result<std::optional<IndexLookup>> OrderedIndexScan(const IndexingPolicy& policy
 //    aggregate, group or be distinct differently, and has no entry;
 //  - reading the entries costs less than loading the documents: the path's own predicate reads
 //    no more than the lookups would anyway; otherwise its entries are read over the container and
-//    must be fewer than kEntriesPerDocument per document the filter names.
+//    must be fewer than kValueEntriesPerDocument per document the filter names.
 Result<std::optional<IndexLookup>> ValuesFromIndex(const IndexingPolicy& policy, const query::BoundQuery& prepared,
                                                    const Json& parameters,
                                                    const std::vector<query::IndexPredicate>& predicates,
@@ -283,12 +283,12 @@ Result<std::optional<IndexLookup>> ValuesFromIndex(const IndexingPolicy& policy,
     COSMOS_ASSIGN_OR_RETURN(named, DocumentsInScopes(scopes, statistics));
   } else {
     for (const IndexLookup& candidate : candidates) {
-      int64_t limit = std::min(named, entries / kEntriesPerDocument + 1);
+      int64_t limit = std::min(named, entries / kValueEntriesPerDocument + 1);
       COSMOS_ASSIGN_OR_RETURN(int64_t counted, EntriesToRead(candidate, scopes, limit, statistics));
       named = std::min(named, counted);
     }
   }
-  if (named * kEntriesPerDocument <= entries) return std::optional<IndexLookup>();
+  if (named * kValueEntriesPerDocument <= entries) return std::optional<IndexLookup>();
   values.ranges.push_back({std::string(1, kIndexTypeNull), true, std::string(1, kIndexTypeString + 1), false});
   return std::optional<IndexLookup>(std::move(values));
 }
