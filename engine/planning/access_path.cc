@@ -206,11 +206,11 @@ Result<std::optional<IndexLookup>> OrderedIndexScan(const IndexingPolicy& policy
     if (entries != documents) return std::optional<IndexLookup>();
   }
   // An equality elsewhere names `named` of N documents (those it is counted over: its logical
-  // partitions', or the container's). Sorting them loads all of
-  // them; the walk loads about rows × N / named before its page is full (a match every N / named
-  // steps). The walk pays while named² > rows × N: a rare value is sorted, a common one (a
-  // tenant, a status) walked. With predicates on two other paths the matches are rarer than
-  // either names, and the lookups, intersected, find them for less than the walk.
+  // partitions', or the container's). Sorting them loads all of them; the walk loads about
+  // rows × N / named before its page is full (a match every N / named steps). The walk pays while
+  // named² ≥ rows × N: a rare value is sorted, a common one (a tenant, a status) walked. With
+  // predicates on two other paths the matches are rarer than either names, and the lookups,
+  // intersected, find them for less than the walk.
   if (lookup && lookup->equality && lookup->path != scan.path) {
     std::vector<std::string> other_paths;
     for (const query::IndexPredicate& predicate : predicates) {
@@ -375,10 +375,15 @@ Result<AccessPath> ChooseAccessPath(const IndexingPolicy& policy, bool index_rea
     COSMOS_ASSIGN_OR_RETURN(access.values_of, ValuesFromIndex(policy, prepared, parameters, predicates, useful,
                                                               candidates, scopes, statistics));
     if (access.values_of) {
-      // The filter: every lookup but the one on the path itself, whose ranges the values keep to.
+      // The filter: every lookup but the (first) one on the path itself, whose ranges the values
+      // keep to; a second one there (c.n = 1 AND c.n = 2) still filters.
       access.lookup.reset();
+      bool own_skipped = false;
       for (IndexLookup& candidate : candidates) {
-        if (candidate.path == access.values_of->path) continue;
+        if (!own_skipped && candidate.path == access.values_of->path) {
+          own_skipped = true;
+          continue;
+        }
         if (!access.lookup) {
           access.lookup = std::move(candidate);
         } else {

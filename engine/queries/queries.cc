@@ -296,8 +296,6 @@ Result<query::QueryPage> Queries::ReadPage(storage::Transaction& txn, const Reso
   query::OpenSource open_source = [&](const Json* start) -> Result<std::unique_ptr<query::DocumentSource>> {
     const int64_t container_seq = container.container.seq;
     const ReadProperties& properties = prepared.document_properties();
-    // A sorted page after the first: the index order starts after the last row returned; any
-    // other way reads from the start, and the executor skips the rows returned before.
     std::optional<OrderResume> resume;
     if (start != nullptr && start->is_object() && start->contains("walk")) {
       // A streaming page that walked a range inside its partition resumes the walk.
@@ -311,6 +309,8 @@ Result<query::QueryPage> Queries::ReadPage(storage::Transaction& txn, const Reso
                               OrderResume{std::move(*sort_key), (*start)["p"], /*inclusive=*/true}, properties,
                               index_entries_read, /*walk_positions=*/true);
     }
+    // A sorted page after the first: the index order starts after the last row returned; any
+    // other way reads from the start, and the executor skips the rows returned before.
     if (start != nullptr && start->is_object()) {
       std::optional<std::string> sort_key;
       if (start->contains("sort_key") && (*start)["sort_key"].is_string()) {
