@@ -22,6 +22,7 @@
 #include <chrono>
 #include <functional>
 #include <iostream>
+#include <memory>
 #include <random>
 #include <string>
 #include <vector>
@@ -199,13 +200,20 @@ Json IotLesson(int readings, double seconds) {
 
 // --- Indexed queries as the container grows ------------------------------------------------------
 
-Json Sized(int documents, double seconds) {
+// An account on an in-memory store with database "db" and container "c", keyed by /pk.
+std::unique_ptr<engine::Account> AccountWithContainer() {
   auto store = Must(cosmos::storage::Store::Open({}), "opening an in-memory store");
-  engine::Account account(std::move(store));
-  Must(account.CreateDatabase(R"({"id":"db"})"), "creating the database");
-  Must(account.CreateContainer({"db", false}, R"({"id":"c","partitionKey":{"paths":["/pk"],"kind":"Hash","version":2}})"),
+  auto account = std::make_unique<engine::Account>(std::move(store));
+  Must(account->CreateDatabase(R"({"id":"db"})"), "creating the database");
+  Must(account->CreateContainer({"db", false}, R"({"id":"c","partitionKey":{"paths":["/pk"],"kind":"Hash","version":2}})"),
        "creating the container");
-  engine::ContainerAddress address{{"db", false}, {"c", false}};
+  return account;
+}
+
+Json Sized(int documents, double seconds) {
+  std::unique_ptr<engine::Account> owner = AccountWithContainer();
+  engine::Account& account = *owner;
+  const engine::ContainerAddress address{{"db", false}, {"c", false}};
   const std::string padding(150, 'x');
   for (int n = 0; n < documents; ++n) {
     std::string pk = "p" + std::to_string(n % 100);
@@ -344,12 +352,9 @@ Json Sized(int documents, double seconds) {
 // µs per document of a scan that loads and filters every one of `documents` 1 KB documents of 20
 // properties (`SELECT VALUE COUNT(1) … WHERE` two of them), and of one that reads none of them.
 Json OneKilobyte(int documents, double seconds) {
-  auto store = Must(cosmos::storage::Store::Open({}), "opening an in-memory store");
-  engine::Account account(std::move(store));
-  Must(account.CreateDatabase(R"({"id":"db"})"), "creating the database");
-  Must(account.CreateContainer({"db", false}, R"({"id":"c","partitionKey":{"paths":["/pk"],"kind":"Hash","version":2}})"),
-       "creating the container");
-  engine::ContainerAddress address{{"db", false}, {"c", false}};
+  std::unique_ptr<engine::Account> owner = AccountWithContainer();
+  engine::Account& account = *owner;
+  const engine::ContainerAddress address{{"db", false}, {"c", false}};
   for (int n = 0; n < documents; ++n) {
     std::string pk = "p" + std::to_string(n % 100);
     Json document = {{"id", "doc-" + std::to_string(n)}, {"pk", pk}};

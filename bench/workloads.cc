@@ -330,6 +330,21 @@ class QueryWorkload : public SeededWorkload {
     return error.empty() ? "" : what + error + " in " + answer.body().substr(0, 300);
   }
 
+  // Checks the first page of a TOP 10 ordered by n whose matches are n = low, low + step, ...
+  // below the document count: {id, n} rows of the seeded documents, in that order.
+  std::string CheckTopTen(const nlohmann::json& rows, uint64_t low, uint64_t step) const {
+    uint64_t matches = (options_.seed_documents - low + step - 1) / step;
+    uint64_t expected = std::min<uint64_t>({10, matches, static_cast<uint64_t>(std::max(1, options_.query_page_size))});
+    if (rows.size() != expected) return std::to_string(rows.size()) + " rows, expected " + std::to_string(expected);
+    for (uint64_t i = 0; i < expected; ++i) {
+      uint64_t n = low + i * step;
+      if (NumberField(rows[i], "n") != static_cast<int64_t>(n) || rows[i].value("id", "") != SeedId(n)) {
+        return "row " + std::to_string(i) + " is " + rows[i].dump().substr(0, 80) + ", expected n " + std::to_string(n);
+      }
+    }
+    return "";
+  }
+
   static int64_t NumberField(const nlohmann::json& row, const char* name) {
     if (!row.is_object() || !row.contains(name) || !row[name].is_number_integer()) return -1;
     return row[name].get<int64_t>();
@@ -461,19 +476,7 @@ class QueryOrderByWorkload : public QueryWorkload {
 
  protected:
   std::string CheckRows(uint64_t sequence, const nlohmann::json& rows) const override {
-    uint64_t low = Pick(sequence);
-    uint64_t expected = std::min<uint64_t>({10, options_.seed_documents - low,
-                                            static_cast<uint64_t>(std::max(1, options_.query_page_size))});
-    if (rows.size() != expected) {
-      return std::to_string(rows.size()) + " rows, expected " + std::to_string(expected);
-    }
-    for (uint64_t i = 0; i < expected; ++i) {
-      if (NumberField(rows[i], "n") != static_cast<int64_t>(low + i) || rows[i].value("id", "") != SeedId(low + i)) {
-        return "row " + std::to_string(i) + " is " + rows[i].dump().substr(0, 80) + ", expected n " +
-               std::to_string(low + i);
-      }
-    }
-    return "";
+    return CheckTopTen(rows, Pick(sequence), 1);
   }
 };
 
@@ -495,18 +498,7 @@ class QueryTagOrderByWorkload : public QueryWorkload {
 
  protected:
   std::string CheckRows(uint64_t sequence, const nlohmann::json& rows) const override {
-    uint64_t low = Pick(sequence);
-    // Matches: n = low, low + 10, ... below the document count.
-    uint64_t matches = (options_.seed_documents - low + kTags - 1) / kTags;
-    uint64_t expected = std::min<uint64_t>({10, matches, static_cast<uint64_t>(std::max(1, options_.query_page_size))});
-    if (rows.size() != expected) return std::to_string(rows.size()) + " rows, expected " + std::to_string(expected);
-    for (uint64_t i = 0; i < expected; ++i) {
-      if (NumberField(rows[i], "n") != static_cast<int64_t>(low + i * kTags)) {
-        return "row " + std::to_string(i) + " is " + rows[i].dump().substr(0, 80) + ", expected n " +
-               std::to_string(low + i * kTags);
-      }
-    }
-    return "";
+    return CheckTopTen(rows, Pick(sequence), kTags);
   }
 };
 

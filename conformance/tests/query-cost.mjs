@@ -40,20 +40,35 @@ function readings() {
   return all;
 }
 
+// Creates `items` in `container` in bulk, 500 to a call, each under its `key` property.
+async function bulkLoad(container, items, key) {
+  for (let start = 0; start < items.length; start += 500) {
+    const results = await container.items.executeBulkOperations(items.slice(start, start + 500).map((item) => ({
+      operationType: "Create", partitionKey: item[key], resourceBody: item,
+    })));
+    a.ok(results.every((r) => r.response?.statusCode === 201), "every reading stored");
+  }
+}
+
 // A container keyed by `key` with `throughput` (which sets its physical partitions), loaded with
 // every reading in bulk.
 async function loadedContainer(ctx, database, key, throughput) {
   const { container } = await database.containers.create({ id: ctx.uid("iot"), partitionKey: { paths: [`/${key}`] }, throughput });
-  const all = readings();
-  for (let start = 0; start < all.length; start += 500) {
-    const operations = all.slice(start, start + 500).map((item) => ({
-      operationType: "Create", partitionKey: item[key], resourceBody: item,
-    }));
-    const results = await container.items.executeBulkOperations(operations);
-    a.ok(results.every((r) => r.response?.statusCode === 201), "every reading stored");
-  }
+  await bulkLoad(container, readings(), key);
   const { resources: ranges } = await container.readPartitionKeyRanges().fetchAll();
   return { container, partitions: ranges.length };
+}
+
+// Every page of 10 of `query` inside the logical partition `partitionKey`, explained.
+async function pagesOf(ctx, database, container, query, partitionKey) {
+  const pages = [];
+  let continuation;
+  do {
+    const seen = await explain(ctx, database, container, query, partitionKey, undefined, { maxItemCount: 10, continuation });
+    pages.push(seen);
+    continuation = seen.continuation;
+  } while (continuation);
+  return pages;
 }
 
 // Runs a query to the end through the SDK; its rows and the RU of all its requests.
@@ -156,11 +171,7 @@ export default [
     async run(ctx) {
       const { database, container } = await ctx.container({ partitionKey: { paths: ["/deviceId"] } });
       const all = readings().slice(0, 2000);
-      for (let start = 0; start < all.length; start += 500) {
-        await container.items.executeBulkOperations(all.slice(start, start + 500).map((item) => ({
-          operationType: "Create", partitionKey: item.deviceId, resourceBody: item,
-        })));
-      }
+      await bulkLoad(container, all, "deviceId");
       const count = { query: "SELECT VALUE COUNT(1) FROM c WHERE c.tenantId = @t", parameters: [{ name: "@t", value: tenant }] };
       const expected = all.filter((r) => r.tenantId === tenant).length;
       const { rows, charge } = await costOf(container, count);
@@ -189,14 +200,7 @@ export default [
     async run(ctx) {
       const { database, container } = await ctx.container({ partitionKey: { paths: ["/tenantId"] } });
       const all = readings().slice(0, 2000);
-      await container.items.executeBulkOperations(all.map((item) => ({
-        operationType: "Create", partitionKey: item.tenantId, resourceBody: item,
-      })).slice(0, 100));
-      for (let start = 100; start < all.length; start += 500) {
-        await container.items.executeBulkOperations(all.slice(start, start + 500).map((item) => ({
-          operationType: "Create", partitionKey: item.tenantId, resourceBody: item,
-        })));
-      }
+      await bulkLoad(container, all, "tenantId");
       const device = `${tenant}-d2`;
       const query = { query: "SELECT c.id FROM c WHERE c.deviceId = @d", parameters: [{ name: "@d", value: device }] };
       const seen = await explain(ctx, database, container, query, tenant);
@@ -214,26 +218,15 @@ export default [
     async run(ctx) {
       const { database, container } = await ctx.container({ partitionKey: { paths: ["/tenantId"] } });
       const all = readings();
-      for (let start = 0; start < all.length; start += 500) {
-        await container.items.executeBulkOperations(all.slice(start, start + 500).map((item) => ({
-          operationType: "Create", partitionKey: item.tenantId, resourceBody: item,
-        })));
-      }
+      await bulkLoad(container, all, "tenantId");
       const query = {
         query: "SELECT c.id, c.ts FROM c WHERE c.tenantId = @t ORDER BY c.ts DESC",
         parameters: [{ name: "@t", value: tenant }],
       };
       const expected = all.filter((r) => r.tenantId === tenant).sort((x, y) => y.ts - x.ts).map((r) => r.id);
-      const ids = [];
-      const pages = [];
-      let continuation;
-      do {
-        const seen = await explain(ctx, database, container, query, tenant, undefined, { maxItemCount: 10, continuation });
-        a.eq(seen.access, "index order on /ts (descending)", "every page walks the ts index");
-        ids.push(...seen.rows.map((r) => r.id));
-        pages.push(seen);
-        continuation = seen.continuation;
-      } while (continuation);
+      const pages = await pagesOf(ctx, database, container, query, tenant);
+      for (const page of pages) a.eq(page.access, "index order on /ts (descending)", "every page walks the ts index");
+      const ids = pages.flatMap((page) => page.rows.map((r) => r.id));
       a.deepEq(ids, expected, "the pages add up to the partition, newest first");
       a.eq(pages.length, expected.length / 10, "pages of 10");
       // A page reads its 10 rows and one more to know that more follow, never the pages before.
@@ -250,11 +243,7 @@ export default [
     async run(ctx) {
       const { database, container } = await ctx.container({ partitionKey: { paths: ["/deviceId"] } });
       const all = readings();
-      for (let start = 0; start < all.length; start += 500) {
-        await container.items.executeBulkOperations(all.slice(start, start + 500).map((item) => ({
-          operationType: "Create", partitionKey: item.deviceId, resourceBody: item,
-        })));
-      }
+      await bulkLoad(container, all, "deviceId");
       const parameters = [{ name: "@f", value: "fw-1" }, { name: "@since", value: since }];
       const expected = all.filter((r) => r.firmware === "fw-1" && r.ts >= since).map((r) => r.id).sort();
       const { resources: ranges } = await container.readPartitionKeyRanges().fetchAll();
@@ -285,24 +274,13 @@ export default [
     async run(ctx) {
       const { database, container } = await ctx.container({ partitionKey: { paths: ["/tenantId"] } });
       const all = readings();
-      for (let start = 0; start < all.length; start += 500) {
-        await container.items.executeBulkOperations(all.slice(start, start + 500).map((item) => ({
-          operationType: "Create", partitionKey: item.tenantId, resourceBody: item,
-        })));
-      }
+      await bulkLoad(container, all, "tenantId");
       // The first half of the month: half of every tenant's readings, 1,000 entries across the container.
       const from = START + (DAYS / 2) * DAY_MS;
       const query = { query: "SELECT c.id, c.ts FROM c WHERE c.ts >= @from", parameters: [{ name: "@from", value: from }] };
       const expected = all.filter((r) => r.tenantId === tenant && r.ts >= from).map((r) => r.id);
-      const ids = [];
-      const pages = [];
-      let continuation;
-      do {
-        const seen = await explain(ctx, database, container, query, tenant, undefined, { maxItemCount: 10, continuation });
-        ids.push(...seen.rows.map((r) => r.id));
-        pages.push(seen);
-        continuation = seen.continuation;
-      } while (continuation);
+      const pages = await pagesOf(ctx, database, container, query, tenant);
+      const ids = pages.flatMap((page) => page.rows.map((r) => r.id));
       a.eq(pages[0].access, "index walk on /ts", "the ts range walked inside the partition");
       a.deepEq([...ids].sort(), [...expected].sort(), "the pages add up to the tenant's matches, each once");
       for (const [index, page] of pages.entries()) a.ok(page.scanned <= 11, `page ${index + 1} loaded ${page.scanned} documents`);
@@ -316,9 +294,7 @@ export default [
     async run(ctx) {
       const { database, container } = await ctx.container({ partitionKey: { paths: ["/deviceId"] } });
       const all = readings().slice(0, 1000);
-      await container.items.executeBulkOperations(all.map((item) => ({
-        operationType: "Create", partitionKey: item.deviceId, resourceBody: item,
-      })));
+      await bulkLoad(container, all, "deviceId");
       const mine = all.filter((r) => r.tenantId === tenant);
       const temperatures = mine.map((r) => r.temperature);
       const onFirmware = all.filter((r) => r.firmware === "fw-1");
