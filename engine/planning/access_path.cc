@@ -423,7 +423,8 @@ Result<AccessPath> ChooseAccessPath(const IndexingPolicy& policy, bool index_rea
   if (!access.index_only && prepared.is_streaming()) {
     // Inside one logical partition a range can be walked: the page fills after about
     // rows × (container documents ÷ partition documents) entries. It pays when the lookup would
-    // read more (it reads all its entries before it loads a document).
+    // read more (it reads all its entries before it loads a document) and the partition costs
+    // more to read whole.
     int64_t walked = std::numeric_limits<int64_t>::max();
     if (access.partition_walk) {
       COSMOS_ASSIGN_OR_RETURN(int64_t container_documents, statistics.ContainerDocuments());
@@ -431,7 +432,10 @@ Result<AccessPath> ChooseAccessPath(const IndexingPolicy& policy, bool index_rea
       double estimate = static_cast<double>(RowsWanted(prepared, parameters, page_rows)) *
                         static_cast<double>(container_documents) /
                         static_cast<double>(std::max<int64_t>(partition_documents, 1));
-      walked = static_cast<int64_t>(std::min(std::ceil(estimate), static_cast<double>(kMostEntriesCounted)));
+      // A small partition costs less to read whole than the walk through everyone else's entries.
+      if (estimate < static_cast<double>(kWalkEntriesPerDocument * partition_documents)) {
+        walked = static_cast<int64_t>(std::min(std::ceil(estimate), static_cast<double>(kMostEntriesCounted)));
+      }
     }
     // The lookup's own entries decide (those intersected with it name fewer documents still): one
     // that reads many starts as a scan, unless the walk is cheaper. Counted no further than decides.

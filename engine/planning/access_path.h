@@ -119,6 +119,10 @@ inline constexpr int64_t kEntriesPerDocument = 20;
 // 256-byte document; with a filter on another path naming a tenth of the documents, reading the
 // path's every entry took longer than loading that tenth).
 inline constexpr int64_t kValueEntriesPerDocument = 3;
+// A walk of a range inside one logical partition steps over this many entries in the time it
+// loads one document (bench: ~0.45 µs per entry returned against ~3 µs per document): it is
+// taken only while it costs less than reading the whole partition.
+inline constexpr int64_t kWalkEntriesPerDocument = 7;
 // A lookup that reads fewer entries than this costs less than loading a few documents: it is
 // used over any scope without counting the documents there.
 inline constexpr int64_t kCheapLookupEntries = 1024;
