@@ -476,16 +476,17 @@ export default [
     name: "bounded execution: calls stop being accepted before the time limit, the caller continues, and a script that ignores it gets 408 with nothing written",
     requires: ["managed"],
     async run(ctx) {
-      // Calls are accepted for 150 ms of the 200 ms.
-      const container = await shortLimitServer(ctx, 200);
+      // Calls are accepted for 400 ms of the 500 ms: the 100 ms left let a script wrap up even on
+      // a machine busy with other work (the limit is wall-clock time).
+      const container = await shortLimitServer(ctx, 500);
       const importer = await define(container, "bulkImport", bulkImport);
-      const docs = items(8000, "a");
+      const docs = items(12000, "a");
       const calls = await importAll(importer, "a", docs);
-      a.ok(calls > 1, `8,000 creates take more than one 200 ms execution (took ${calls})`);
-      a.eq(await countIn(container, "a"), 8000, "every document in, once");
+      a.ok(calls > 1, `12,000 creates take more than one 500 ms execution (took ${calls})`);
+      a.eq(await countIn(container, "a"), 12000, "every document in, once");
       const remover = await define(container, "bulkDelete", bulkDelete);
       const deleted = await deleteAll(remover, "a", "SELECT * FROM c");
-      a.eq(deleted.deleted, 8000, "every document deleted");
+      a.eq(deleted.deleted, 12000, "every document deleted");
       a.eq(await countIn(container, "a"), 0, "none left");
 
       const stubborn = await define(container, "stubborn", `function stubborn() {
