@@ -4,6 +4,8 @@
 
 using cosmos::Base64Decode;
 using cosmos::Base64Encode;
+using cosmos::HexDecode;
+using cosmos::HexEncode;
 using cosmos::PercentDecode;
 using cosmos::PercentEncode;
 
@@ -39,4 +41,14 @@ TEST_CASE("percent-encoding keeps the unreserved characters and round-trips", "[
   CHECK(PercentEncode("one 1\ntwo") == "one%201%0Atwo");
   const std::string bytes("\x00\xff\xc3\xa9 ;", 6);
   CHECK(*PercentDecode(PercentEncode(bytes)) == bytes);
+}
+
+TEST_CASE("hex round-trips any bytes and refuses what is not hex", "[encoding]") {
+  const std::string bytes("\x00\xff\x34\x61\x9e", 5);
+  CHECK(HexEncode(bytes) == "00ff34619e");
+  CHECK(*HexDecode("00ff34619e") == bytes);
+  CHECK(*HexDecode("00FF34619E") == bytes);
+  CHECK(*HexDecode("") == "");
+  CHECK_FALSE(HexDecode("abc"));
+  CHECK_FALSE(HexDecode("zz"));
 }

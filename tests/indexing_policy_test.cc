@@ -126,6 +126,22 @@ TEST_CASE("index values sort in the service's type order, numbers numerically", 
   CHECK_FALSE(EncodeIndexValue(Json::object()));
 }
 
+TEST_CASE("index values decode to what they stand for, unless the string may be cut", "[indexing]") {
+  for (const Json& value : std::vector<Json>{nullptr, false, true, -1e300, -2.5, -7, 0, 0.125, 12, 1e300, "", "ab"}) {
+    INFO(value.dump());
+    std::optional<Json> decoded = DecodeIndexValue(*EncodeIndexValue(value));
+    REQUIRE(decoded);
+    CHECK(*decoded == value);
+  }
+  CHECK(DecodeIndexValue(*EncodeIndexValue(Json(5.0)))->is_number_integer());  // read back as the parser reads "5"
+  CHECK(DecodeIndexValue(*EncodeIndexValue(Json(-0.0))) == Json(0));
+  CHECK_FALSE(DecodeIndexValue(*EncodeIndexValue(Json(std::string(kIndexedStringBytes, 'x')))));  // may be cut
+  CHECK(DecodeIndexValue(*EncodeIndexValue(Json(std::string(kIndexedStringBytes - 1, 'x')))));
+  CHECK_FALSE(DecodeIndexValue(""));
+  CHECK_FALSE(DecodeIndexValue("3zz"));
+  CHECK_FALSE(DecodeIndexValue("9"));
+}
+
 TEST_CASE("index entries: one per indexed scalar, with array elements under []", "[indexing]") {
   IndexingPolicy policy = PolicyOf(R"({"excludedPaths":[{"path":"/secret/?"}]})");
   auto entries = policy.IndexEntries(Json::parse(R"({"id":"x","tags":["a","b"],"secret":1,"o":{"n":2},"_ts":1})"));
