@@ -6,6 +6,7 @@
 
 #include "engine/partitioning/partitioning.h"
 #include "query/plan/index_filter.h"
+#include "query/plan/query_plan.h"
 
 namespace cosmos::engine {
 namespace {
@@ -141,16 +142,8 @@ int64_t RowsWanted(const query::BoundQuery& prepared, const Json& parameters, in
   const query::SelectQuery& q = prepared.root();
   for (const query::Expr* count : {q.top.get(), q.limit.get()}) {
     if (count == nullptr) continue;
-    const Json* value = count->kind == query::ExprKind::kLiteral ? &count->literal : nullptr;
-    if (count->kind == query::ExprKind::kParameter && parameters.is_array()) {
-      for (const Json& parameter : parameters) {
-        if (parameter.is_object() && parameter.value("name", "") == count->name && parameter.contains("value")) {
-          value = &parameter["value"];
-        }
-      }
-    }
-    if (value != nullptr && value->is_number() && value->get<double>() >= 0 && value->get<double>() < 1e15) {
-      rows = std::min(rows, std::max<int64_t>(static_cast<int64_t>(value->get<double>()), 1));
+    if (std::optional<uint64_t> value = query::CountValue(*count, parameters)) {
+      rows = std::min(rows, std::max<int64_t>(static_cast<int64_t>(*value), 1));
     }
   }
   return rows;
@@ -296,8 +289,11 @@ Result<std::optional<IndexLookup>> ValuesFromIndex(const IndexingPolicy& policy,
 }  // namespace
 
 Result<int64_t> StoredIndexStatistics::ContainerDocuments() {
-  COSMOS_ASSIGN_OR_RETURN(auto stored, txn_.MeasureKeyRange(container_seq_, "", kMaxEffectivePartitionKey));
-  return stored.document_count;
+  if (!container_documents_) {
+    COSMOS_ASSIGN_OR_RETURN(auto stored, txn_.MeasureKeyRange(container_seq_, "", kMaxEffectivePartitionKey));
+    container_documents_ = stored.document_count;
+  }
+  return *container_documents_;
 }
 
 Result<int64_t> StoredIndexStatistics::EntriesAt(const std::string& path) {
@@ -310,13 +306,21 @@ Result<int64_t> StoredIndexStatistics::EntriesAt(const std::string& path) {
 }
 
 Result<int64_t> StoredIndexStatistics::DocumentsIn(const storage::DocumentScope& scope) {
+  // A logical partition by its key; a range of keys by its bounds ('\n' never ends a key).
+  std::string key = scope.partition_key ? "p" + *scope.partition_key
+                                        : "r" + scope.min_key + '\n' + scope.max_key.value_or(kMaxEffectivePartitionKey);
+  if (auto found = documents_in_.find(key); found != documents_in_.end()) return found->second;
+  int64_t documents = 0;
   if (scope.partition_key) {
     COSMOS_ASSIGN_OR_RETURN(auto partition, txn_.GetLogicalPartitionSize(container_seq_, *scope.partition_key));
-    return partition.document_count;
+    documents = partition.document_count;
+  } else {
+    COSMOS_ASSIGN_OR_RETURN(auto stored, txn_.MeasureKeyRange(container_seq_, scope.min_key,
+                                                              scope.max_key.value_or(kMaxEffectivePartitionKey)));
+    documents = stored.document_count;
   }
-  COSMOS_ASSIGN_OR_RETURN(auto stored, txn_.MeasureKeyRange(container_seq_, scope.min_key,
-                                                            scope.max_key.value_or(kMaxEffectivePartitionKey)));
-  return stored.document_count;
+  documents_in_.emplace(std::move(key), documents);
+  return documents;
 }
 
 Result<int64_t> StoredIndexStatistics::EntriesInRange(const std::string& path, const IndexValueRange& range,

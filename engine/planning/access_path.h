@@ -24,6 +24,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -56,7 +57,8 @@ class IndexStatistics {
                                          const std::optional<std::string>& partition_key, int64_t limit) = 0;
 };
 
-// The statistics of container `container_seq` as the transaction `txn` sees it. With `cache`,
+// The statistics of container `container_seq` as the transaction `txn` sees it: document counts
+// are read once for the life of the object (one page's planning and reading), and with `cache`,
 // EntriesAt is counted once per container LSN (`lsn`, the one `txn` sees).
 class StoredIndexStatistics : public IndexStatistics {
  public:
@@ -74,6 +76,8 @@ class StoredIndexStatistics : public IndexStatistics {
   int64_t container_seq_;
   EntryCountCache* cache_;
   int64_t lsn_;
+  std::optional<int64_t> container_documents_;
+  std::map<std::string, int64_t> documents_in_;  // by DocumentsIn's key for the scope
 };
 
 struct AccessPath {

@@ -49,6 +49,11 @@ std::string FormatQueryMetrics(const query::QueryPage& page, double elapsed_ms) 
   return buffer;
 }
 
+// A continuation token this query cannot resume from (the executor checks its own part of it).
+Status InvalidContinuation() {
+  return Status::BadRequest("Invalid Continuation Token: the query cannot resume from it.");
+}
+
 struct ParsedQueryBody {
   std::string text;
   Json parameters;
@@ -124,7 +129,7 @@ Result<QueryResponse> Queries::QueryResources(const QueryRequest& request,
   COSMOS_ASSIGN_OR_RETURN(auto prepared, prepared_queries_.Prepare(body.text));
   query::OpenSource open_source = [&](const Json* start) -> Result<std::unique_ptr<query::DocumentSource>> {
     if (start != nullptr && !start->is_number_integer()) {
-      return Status::BadRequest("Invalid Continuation Token: the query cannot resume from it.");
+      return InvalidContinuation();
     }
     return ResourceListSource(bodies, start ? start->get<int64_t>() : 0);
   };
@@ -302,7 +307,7 @@ Result<query::QueryPage> Queries::ReadPage(storage::Transaction& txn, const Reso
       const Json& walk = (*start)["walk"];
       std::optional<std::string> sort_key = walk.is_string() ? HexDecode(walk.get_ref<const std::string&>()) : std::nullopt;
       if (!access.partition_walk || !sort_key || !start->contains("p")) {
-        return Status::BadRequest("Invalid Continuation Token: the query cannot resume from it.");
+        return InvalidContinuation();
       }
       access_path = "index walk on " + access.partition_walk->path;
       return IndexOrderSource(txn, container_seq, segments, *access.partition_walk, /*descending=*/false,
@@ -317,7 +322,7 @@ Result<query::QueryPage> Queries::ReadPage(storage::Transaction& txn, const Reso
         sort_key = HexDecode((*start)["sort_key"].get_ref<const std::string&>());
       }
       if (!sort_key || !start->contains("position")) {
-        return Status::BadRequest("Invalid Continuation Token: the query cannot resume from it.");
+        return InvalidContinuation();
       }
       resume = OrderResume{std::move(*sort_key), (*start)["position"]};
       start = nullptr;
@@ -325,7 +330,7 @@ Result<query::QueryPage> Queries::ReadPage(storage::Transaction& txn, const Reso
     std::optional<ReadPosition> start_position;
     if (start != nullptr) {
       start_position = ReadPosition::FromJson(*start);
-      if (!start_position) return Status::BadRequest("Invalid Continuation Token: the query cannot resume from it.");
+      if (!start_position) return InvalidContinuation();
     }
     if (access.ordered_scan && start == nullptr) {
       access_path = "index order on " + access.ordered_scan->path + (access.descending ? " (descending)" : "");

@@ -226,11 +226,12 @@ Result<QueryPage> MaterializedPage(const BoundQuery& query, EvalContext& ctx, co
   // Rows past the end of this page (plus one to know whether more follow) can be dropped early.
   uint64_t keep = std::min(end, offset + skip + request.max_items + 1);
   bool keyset = SelectRunner::TracksOrigins(q, ctx.query->info(q));
+  const uint64_t left = end - std::min(end, skip);  // rows TOP or LIMIT still allow
   std::optional<ResumeAfter> resume;
   if (keyset && offset == 0 && token.is_object() && token.contains("sk") && token.contains("key")) {
     resume.emplace();
     resume->at = Json{{"sort_key", token["sk"]}, {"position", token["p"]}};
-    resume->keep = std::min(end - std::min(end, skip), request.max_items + 1);
+    resume->keep = std::min(left, request.max_items + 1);
   }
   std::vector<Value> rows;
   std::vector<RowOrigin> origins;
@@ -239,11 +240,11 @@ Result<QueryPage> MaterializedPage(const BoundQuery& query, EvalContext& ctx, co
   // Rows returned before the first of `rows`: none when the source started after them, whose
   // rows the query's TOP or LIMIT then cuts at what is left of it.
   uint64_t returned_before = resume && resume->taken ? skip : 0;
-  if (returned_before > 0 && rows.size() > end - std::min(end, skip)) {
-    rows.resize(end - std::min(end, skip));
+  if (resume && resume->taken && rows.size() > left) {
+    rows.resize(left);
     origins.resize(rows.size());
   }
-  uint64_t index = resume && resume->taken ? 0 : skip;
+  uint64_t index = skip;  // a token with keys (every resumed one) finds its place below
   if (keyset && token.is_object() && token.contains("key")) {
     RowOrigin last{DecodeKeys(token["key"]), token["p"], std::string()};
     uint64_t repeats = token["r"].get<uint64_t>();  // rows at exactly `last` already returned

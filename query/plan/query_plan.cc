@@ -156,15 +156,9 @@ const Json* FindParameter(const Json& parameters, std::string_view name) {
 // A TOP, OFFSET or LIMIT count: a literal or a parameter holding an integer in [0, 2^32).
 Result<std::optional<uint64_t>> ResolveCount(const ExprPtr& e, const Json& parameters, CountClause clause) {
   if (!e) return std::optional<uint64_t>();
-  const Json* value = nullptr;
-  if (e->kind == ExprKind::kLiteral) value = &e->literal;
-  if (e->kind == ExprKind::kParameter) value = FindParameter(parameters, e->name);
-  if (value == nullptr || !value->is_number()) return CountError(clause, e->span);
-  double count = value->get<double>();
-  if (count < 0 || count > 4294967295.0 || count != static_cast<double>(static_cast<uint64_t>(count))) {
-    return CountError(clause, e->span);
-  }
-  return std::optional<uint64_t>(static_cast<uint64_t>(count));
+  std::optional<uint64_t> count = CountValue(*e, parameters);
+  if (!count) return CountError(clause, e->span);
+  return count;
 }
 
 struct Counts {
@@ -573,6 +567,18 @@ Result<Json> BuildQueryPlan(const SelectQuery& query, const Json& parameters, co
   return Json{{"partitionedQueryExecutionInfoVersion", 2},
               {"queryInfo", info.ToJson()},
               {"queryRanges", options.query_ranges ? options.query_ranges(targets) : EffectiveQueryRanges(targets)}};
+}
+
+std::optional<uint64_t> CountValue(const Expr& count, const Json& parameters) {
+  const Json* value = nullptr;
+  if (count.kind == ExprKind::kLiteral) value = &count.literal;
+  if (count.kind == ExprKind::kParameter) value = FindParameter(parameters, count.name);
+  if (value == nullptr || !value->is_number()) return std::nullopt;
+  double number = value->get<double>();
+  if (number < 0 || number > 4294967295.0 || number != static_cast<double>(static_cast<uint64_t>(number))) {
+    return std::nullopt;
+  }
+  return static_cast<uint64_t>(number);
 }
 
 }  // namespace cosmos::query

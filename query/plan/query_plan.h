@@ -19,6 +19,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -91,6 +92,10 @@ struct QueryPlanOptions {
 // service does. Fails with BadRequest for what the service's plan code rejects (aggregates inside
 // other expressions, TOP/OFFSET/LIMIT out of range) and for features the client did not declare.
 Result<Json> BuildQueryPlan(const SelectQuery& query, const Json& parameters, const QueryPlanOptions& options);
+
+// The value of a TOP, OFFSET or LIMIT count (a literal, or a parameter of `parameters`) when it
+// is an integer in [0, 2^32); nullopt otherwise (the plan rejects such a count).
+std::optional<uint64_t> CountValue(const Expr& count, const Json& parameters);
 
 // The full effective-partition-key range ["", "FF"), for a plan built without a partitioning layer.
 Json EffectiveQueryRanges(const PartitionKeyTargets& targets);
