@@ -360,6 +360,7 @@ Result<AccessPath> ChooseAccessPath(const IndexingPolicy& policy, bool index_rea
                                     const std::vector<std::string>& partition_key_paths, bool documents_expire,
                                     IndexStatistics& statistics, int64_t page_rows) {
   AccessPath access;
+  access.rows_wanted = RowsWanted(prepared, parameters, page_rows);
   if (!index_ready) return access;
   std::vector<query::IndexPredicate> predicates = query::FindIndexPredicates(prepared.root(), parameters);
   std::vector<query::IndexPredicate> useful = UsefulPredicates(predicates, scopes, partition_key_paths);
@@ -401,7 +402,7 @@ Result<AccessPath> ChooseAccessPath(const IndexingPolicy& policy, bool index_rea
   // ORDER BY from the index: a page reads only as far as its rows reach.
   COSMOS_ASSIGN_OR_RETURN(access.ordered_scan,
                           OrderedIndexScan(policy, prepared, useful, access.lookup, scopes,
-                                           RowsWanted(prepared, parameters, page_rows), statistics, access.descending));
+                                           access.rows_wanted, statistics, access.descending));
   if (access.ordered_scan || !access.lookup) return access;
   // Only a streaming page can stop once it is full; a sorted or aggregated one needs every match,
   // which the lookups name at less than a scan's cost.
@@ -433,7 +434,7 @@ Result<AccessPath> ChooseAccessPath(const IndexingPolicy& policy, bool index_rea
     if (access.partition_walk) {
       COSMOS_ASSIGN_OR_RETURN(int64_t container_documents, statistics.ContainerDocuments());
       COSMOS_ASSIGN_OR_RETURN(int64_t partition_documents, DocumentsInScopes(scopes, statistics));
-      double estimate = static_cast<double>(RowsWanted(prepared, parameters, page_rows)) *
+      double estimate = static_cast<double>(access.rows_wanted) *
                         static_cast<double>(container_documents) /
                         static_cast<double>(std::max<int64_t>(partition_documents, 1));
       // A small partition costs less to read whole than the walk through everyone else's entries.

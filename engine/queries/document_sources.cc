@@ -331,11 +331,12 @@ class IndexOrderedDocumentSource : public StoredSource {
   IndexOrderedDocumentSource(storage::Transaction& txn, int64_t container_seq,
                              const std::vector<ReadSegment>& segments, const IndexLookup& scan, bool descending,
                              std::optional<OrderResume> resume, const ReadProperties& properties,
-                             uint64_t& entries_read, bool walk_positions)
+                             uint64_t& entries_read, int64_t first_batch, bool walk_positions)
       : StoredSource(txn, container_seq, properties), segments_(segments),
         ranges_(resume ? RangesFrom(scan.ranges, resume->sort_key, descending) : scan.ranges), path_(scan.path),
         descending_(descending), entries_read_(entries_read), range_(descending ? ranges_.size() : 0),
-        partition_key_(OneLogicalPartition(segments)), resume_(std::move(resume)), walk_positions_(walk_positions) {}
+        partition_key_(OneLogicalPartition(segments)), resume_(std::move(resume)), walk_positions_(walk_positions),
+        batch_size_(std::clamp<int64_t>(first_batch, 1, kLargestBatch)) {}
 
   bool in_order_by_order() const override { return true; }
   bool resumed() const override { return resume_.has_value(); }
@@ -350,7 +351,9 @@ class IndexOrderedDocumentSource : public StoredSource {
   }
 
  private:
-  static constexpr int64_t kBatch = 64;
+  // Entries fetched at once grow to this. The first read fetches what the page wants: inside one
+  // logical partition each of its entries may be a hundred other partitions' entries away.
+  static constexpr int64_t kLargestBatch = 256;
 
   // The partition key of the one logical partition the segments hold, if that is what they hold:
   // the walk then reads only its entries.
@@ -435,7 +438,8 @@ class IndexOrderedDocumentSource : public StoredSource {
       const IndexValueRange& range = ranges_[descending_ ? range_ - 1 : range_];
       COSMOS_ASSIGN_OR_RETURN(batch_, txn_.ScanIndex(container_seq_, path_, range.lower, range.lower_inclusive,
                                                      range.upper, range.upper_inclusive, descending_,
-                                                     partition_key_, cursor_, kBatch));
+                                                     partition_key_, cursor_, batch_size_));
+      batch_size_ = std::min(batch_size_ * 2, kLargestBatch);
       entries_read_ += batch_.size();
       if (batch_.empty()) {
         cursor_.reset();
@@ -458,6 +462,7 @@ class IndexOrderedDocumentSource : public StoredSource {
   const bool walk_positions_;
   std::optional<storage::IndexRow> cursor_;
   std::vector<storage::IndexRow> batch_;
+  int64_t batch_size_;
   size_t next_ = 0;
   std::vector<query::SourceDocument> group_;  // the current run of equal values
   size_t group_next_ = 0;
@@ -568,9 +573,10 @@ std::unique_ptr<query::DocumentSource> IndexOrderSource(storage::Transaction& tx
                                                         const IndexLookup& scan, bool descending,
                                                         std::optional<OrderResume> resume,
                                                         const ReadProperties& properties, uint64_t& entries_read,
-                                                        bool walk_positions) {
+                                                        int64_t first_batch, bool walk_positions) {
   return std::make_unique<IndexOrderedDocumentSource>(txn, container_seq, segments, scan, descending,
-                                                      std::move(resume), properties, entries_read, walk_positions);
+                                                      std::move(resume), properties, entries_read, first_batch,
+                                                      walk_positions);
 }
 
 std::unique_ptr<query::DocumentSource> IndexValuesSource(storage::Transaction& txn, int64_t container_seq,

@@ -312,7 +312,7 @@ Result<query::QueryPage> Queries::ReadPage(storage::Transaction& txn, const Reso
       access_path = "index walk on " + access.partition_walk->path;
       return IndexOrderSource(txn, container_seq, segments, *access.partition_walk, /*descending=*/false,
                               OrderResume{std::move(*sort_key), (*start)["p"], /*inclusive=*/true}, properties,
-                              index_entries_read, /*walk_positions=*/true);
+                              index_entries_read, access.rows_wanted + 3, /*walk_positions=*/true);
     }
     // A sorted page after the first: the index order starts after the last row returned; any
     // other way reads from the start, and the executor skips the rows returned before.
@@ -335,7 +335,7 @@ Result<query::QueryPage> Queries::ReadPage(storage::Transaction& txn, const Reso
     if (access.ordered_scan && start == nullptr) {
       access_path = "index order on " + access.ordered_scan->path + (access.descending ? " (descending)" : "");
       return IndexOrderSource(txn, container_seq, segments, *access.ordered_scan, access.descending,
-                              std::move(resume), properties, index_entries_read);
+                              std::move(resume), properties, index_entries_read, access.rows_wanted + 3);
     }
     if (access.values_of) {
       access_path = "index only on " + access.values_of->path + (lookup_paths.empty() ? "" : " and " + lookup_paths);
@@ -345,7 +345,8 @@ Result<query::QueryPage> Queries::ReadPage(storage::Transaction& txn, const Reso
     if (access.walk && start == nullptr) {
       access_path = "index walk on " + access.partition_walk->path;
       return IndexOrderSource(txn, container_seq, segments, *access.partition_walk, /*descending=*/false,
-                              std::nullopt, properties, index_entries_read, /*walk_positions=*/true);
+                              std::nullopt, properties, index_entries_read, access.rows_wanted + 3,
+                              /*walk_positions=*/true);
     }
     if (access.lookup && access.scan_first) {
       access_path = "scan";
