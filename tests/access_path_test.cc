@@ -161,6 +161,71 @@ TEST_CASE("access path: several ORDER BY items read their composite index", "[pl
   CHECK(backwards.descending);
 }
 
+TEST_CASE("access path: a composite index serves equalities on its leading paths and a range on the next", "[planning]") {
+  IndexingPolicy policy = PolicyOf(
+      R"({"compositeIndexes":[[{"path":"/tenant","order":"ascending"},{"path":"/ts","order":"descending"}],
+                               [{"path":"/tenant","order":"ascending"},{"path":"/kind","order":"ascending"}]]})");
+  const std::string tenant_ts = "composite:/tenant asc,/ts desc";
+  FakeStatistics statistics;
+  statistics.container_documents = 100000;
+  statistics.entries_per_range = 5000;                 // a tenant's, a kind's, the range's
+  statistics.entries_in_range_at[tenant_ts] = 40;      // both
+  AccessPath access = Plan(policy, "SELECT * FROM c WHERE c.tenant = 't1' AND c.ts >= @p", statistics);
+  REQUIRE(access.lookup);
+  CHECK(access.lookup->path == tenant_ts);
+  CHECK(access.lookup->complete);
+  CHECK_FALSE(access.lookup->equality);
+  // Neither path's own lookup is intersected with it: it holds both predicates already.
+  CHECK(access.intersected.empty());
+  CHECK_FALSE(access.scan_first);
+  // The range of an inverted (descending) component runs from the tuple of its upper bound.
+  REQUIRE(access.lookup->ranges.size() == 1);
+  const IndexValueRange& range = access.lookup->ranges.front();
+  CHECK(range.lower < range.upper);
+  CHECK(range.upper == EncodeCompositeValue({{*EncodeIndexValue(Json("t1")), false}, {*EncodeIndexValue(Json(5)), true}}));
+  CHECK(range.upper_inclusive);
+
+  // IN on the leading path: a range per value; equalities on both paths: one tuple each.
+  AccessPath in = Plan(policy, "SELECT * FROM c WHERE c.tenant IN ('t1', 't2') AND c.kind = 'x'", statistics);
+  REQUIRE(in.lookup);
+  CHECK(in.lookup->path == "composite:/tenant asc,/kind asc");
+  CHECK(in.lookup->equality);
+  CHECK(in.lookup->ranges.size() == 2);
+
+  // A path without a predicate leaves the index to the paths' own lookups (a document without a
+  // kind has no entry there, yet passes c.tenant = 't1').
+  AccessPath leading_only = Plan(policy, "SELECT * FROM c WHERE c.tenant = 't1' AND c.n = 3", statistics);
+  REQUIRE(leading_only.lookup);
+  CHECK(leading_only.lookup->covers.empty());
+
+  // Answered exactly: a count from the entries alone.
+  statistics.entries_in_range_at["composite:/tenant asc,/kind asc"] = 40;
+  CHECK(Plan(policy, "SELECT VALUE COUNT(1) FROM c WHERE c.tenant = 't1' AND c.kind = 'x'", statistics).index_only);
+  CHECK_FALSE(Plan(policy, "SELECT VALUE COUNT(1) FROM c WHERE c.tenant = 't1' AND c.kind >= 'x'", statistics).index_only);
+}
+
+TEST_CASE("access path: an ORDER BY of a composite index keeps to the equality on its leading path", "[planning]") {
+  IndexingPolicy policy = PolicyOf(
+      R"({"compositeIndexes":[[{"path":"/tenant","order":"ascending"},{"path":"/ts","order":"ascending"}]]})");
+  FakeStatistics statistics;
+  AccessPath bounded = Plan(policy, "SELECT * FROM c WHERE c.tenant = 't1' ORDER BY c.tenant, c.ts", statistics);
+  REQUIRE(bounded.ordered_scan);
+  REQUIRE(bounded.ordered_scan->ranges.size() == 1);
+  const std::string prefix = EncodeCompositeValue({{*EncodeIndexValue(Json("t1")), false}});
+  CHECK(bounded.ordered_scan->ranges.front().lower == prefix);
+  CHECK(bounded.ordered_scan->ranges.front().upper > prefix);
+  // Some documents have no ts: the leading path's tuples would miss them, and the page sorts...
+  statistics.entries_at["composite:/tenant asc,/ts asc"] = 999;
+  CHECK_FALSE(Plan(policy, "SELECT * FROM c WHERE c.tenant = 't1' ORDER BY c.tenant, c.ts", statistics).ordered_scan);
+  // ... unless a predicate on ts says every match has one.
+  AccessPath complete =
+      Plan(policy, "SELECT * FROM c WHERE c.tenant = 't1' AND c.ts > 10 ORDER BY c.tenant, c.ts", statistics);
+  REQUIRE(complete.ordered_scan);
+  CHECK(complete.ordered_scan->ranges.front().lower ==
+        EncodeCompositeValue({{*EncodeIndexValue(Json("t1")), false}, {*EncodeIndexValue(Json(10)), false}}));
+  CHECK_FALSE(complete.ordered_scan->ranges.front().lower_inclusive);
+}
+
 TEST_CASE("access path: a lookup that names many entries starts as a scan", "[planning]") {
   IndexingPolicy policy = PolicyOf("{}");
   FakeStatistics statistics;

@@ -302,6 +302,17 @@ std::string CompositeEntryPath(const std::vector<OrderByPath>& paths) {
   return text;
 }
 
+std::string IndexName(const std::string& entry_path) {
+  constexpr std::string_view kComposite = "composite:";
+  if (entry_path.rfind(kComposite, 0) != 0) return entry_path;
+  std::string name = "composite (";
+  for (char c : entry_path.substr(kComposite.size())) {
+    name += c;
+    if (c == ',') name += ' ';
+  }
+  return name + ")";
+}
+
 std::string EncodeCompositeValue(const std::vector<std::pair<std::string, bool>>& components) {
   std::string value;
   for (const auto& [encoded, descending] : components) {
@@ -417,6 +428,13 @@ std::optional<IndexingPolicy::CompositeOrder> IndexingPolicy::FindCompositeIndex
     if (same || inverted) return CompositeOrder{CompositeEntryPath(index.paths), !same};
   }
   return std::nullopt;
+}
+
+std::vector<std::vector<OrderByPath>> IndexingPolicy::CompositeIndexPaths() const {
+  std::vector<std::vector<OrderByPath>> paths;
+  if (disabled_) return paths;
+  for (const CompositeIndex& index : composites_) paths.push_back(index.paths);
+  return paths;
 }
 
 IndexEntryChanges DiffIndexEntries(std::vector<storage::IndexEntry> before, std::vector<storage::IndexEntry> after) {

@@ -61,6 +61,8 @@ class IndexingPolicy {
     bool backwards = false;
   };
   std::optional<CompositeOrder> FindCompositeIndex(const std::vector<OrderByPath>& items) const;
+  // The paths of every composite index, in the policy's order (none while indexing is off).
+  std::vector<std::vector<OrderByPath>> CompositeIndexPaths() const;
 
  private:
   struct Rule {
@@ -113,6 +115,9 @@ std::string IndexPathText(const DocumentPath& path);
 // The path of a composite index's entries: "composite:/a asc,/b desc" (never a document path,
 // which starts with '/').
 std::string CompositeEntryPath(const std::vector<OrderByPath>& paths);
+// An index as x-cosmolite-access-path names it: a path's own ("/ts"), or a composite index's
+// entry path as "composite (/tenant asc, /ts desc)".
+std::string IndexName(const std::string& entry_path);
 
 // A composite index value from its components' EncodeIndexValue texts and directions. Each
 // component is escaped (0x00 -> 0x00 0xFF) and terminated (0x00 0x01), so none is a prefix of

@@ -84,6 +84,21 @@ Result<int64_t> DocumentsCountedOver(const IndexLookup& lookup, const std::vecto
   return statistics.ContainerDocuments();
 }
 
+// The document paths whose predicates `lookup` holds.
+std::vector<std::string> PathsOf(const IndexLookup& lookup) {
+  return lookup.covers.empty() ? std::vector<std::string>{lookup.path} : lookup.covers;
+}
+
+// Whether two lookups hold a predicate on the same path (a composite index's lookup and one of its
+// paths' own): intersecting them would read entries for nothing.
+bool Overlap(const IndexLookup& a, const IndexLookup& b) {
+  std::vector<std::string> theirs = PathsOf(b);
+  for (const std::string& path : PathsOf(a)) {
+    if (std::find(theirs.begin(), theirs.end(), path) != theirs.end()) return true;
+  }
+  return false;
+}
+
 // Of `candidates` (at least two, IndexLookups order), the lookups a read of `scopes` uses: the one
 // with the fewest entries (counted no further than `counted_up_to`, nor than the fewest so far),
 // then each other whose entries cost less to read than loading the documents it would rule out,
@@ -110,6 +125,9 @@ Result<std::vector<IndexLookup>> ChooseLookups(std::vector<IndexLookup> candidat
   }
   std::stable_sort(others.begin(), others.end(), [&](size_t a, size_t b) { return entries[a] < entries[b]; });
   for (size_t i : others) {
+    if (std::any_of(chosen.begin(), chosen.end(), [&](const IndexLookup& lookup) { return Overlap(lookup, candidates[i]); })) {
+      continue;
+    }
     int64_t budget = static_cast<int64_t>(named) * kEntriesPerDocument;
     if (budget == 0) break;
     // A count cut at the fewest so far may be short of what this one needs to know.
@@ -150,12 +168,14 @@ int64_t RowsWanted(const query::BoundQuery& prepared, const Json& parameters, in
 }
 
 // The index scan that yields a query's documents in its ORDER BY order, when one can: a single
-// ORDER BY item on an indexed path, one FROM source, no grouping, aggregate or DISTINCT. When the
-// WHERE clause bounds the same path, the scan keeps to those bounds (documents outside fail the
-// filter anyway); otherwise every document must have a scalar there, or the scan would miss the
-// ones that sort as undefined, arrays or objects. `rows_wanted`: the rows a page returns at most.
+// ORDER BY item on an indexed path (or several, in a composite index), one FROM source, no
+// grouping, aggregate or DISTINCT. When the WHERE clause bounds the same path (or, for a composite
+// index, its leading paths: one of `composites`), the scan keeps to those bounds (documents
+// outside fail the filter anyway); otherwise every document must have a scalar there, or the
+// scan would miss the ones that sort as undefined, arrays or objects. `rows_wanted`: the rows a page returns at most.
 Result<std::optional<IndexLookup>> OrderedIndexScan(const IndexingPolicy& policy, const query::BoundQuery& prepared,
                                                     const std::vector<query::IndexPredicate>& predicates,
+                                                    const std::vector<IndexLookup>& composites,
                                                     const std::optional<IndexLookup>& lookup,
                                                     const std::vector<storage::DocumentScope>& scopes,
                                                     int64_t rows_wanted, IndexStatistics& statistics,
@@ -191,7 +211,13 @@ Result<std::optional<IndexLookup>> OrderedIndexScan(const IndexingPolicy& policy
     if (IndexPathText(predicate.path) == scan.path) on_path.push_back(predicate);
   }
   std::optional<IndexLookup> bounds = on_path.empty() ? std::nullopt : ChooseIndexLookup(policy, on_path);
-  if (!bounds) {
+  if (paths.size() > 1) {
+    for (const IndexLookup& composite : composites) {
+      if (composite.path == scan.path) bounds = composite;
+    }
+  }
+  // A composite lookup of the leading paths names only documents with a scalar at every path.
+  if (!bounds || (!bounds->covers.empty() && !bounds->complete)) {
     // The index order holds every document only when each has an entry on the path (a scalar
     // there, or at every path of the composite index); otherwise the query sorts what it reads.
     COSMOS_ASSIGN_OR_RETURN(int64_t documents, statistics.ContainerDocuments());
@@ -203,8 +229,10 @@ Result<std::optional<IndexLookup>> OrderedIndexScan(const IndexingPolicy& policy
   // rows × N / named before its page is full (a match every N / named steps). The walk pays while
   // named² ≥ rows × N: a rare value is sorted, a common one (a tenant, a status) walked. With
   // predicates on two other paths the matches are rarer than either names, and the lookups,
-  // intersected, find them for less than the walk.
-  if (lookup && lookup->equality && lookup->path != scan.path) {
+  // intersected, find them for less than the walk. (An equality on a composite index's leading
+  // path bounds its scan instead: the scan reads the equality's documents only, in order.)
+  const bool composite_bounds = bounds && !bounds->covers.empty();
+  if (lookup && lookup->equality && lookup->path != scan.path && !composite_bounds) {
     std::vector<std::string> other_paths;
     for (const query::IndexPredicate& predicate : predicates) {
       std::string path = IndexPathText(predicate.path);
@@ -365,6 +393,7 @@ Result<AccessPath> ChooseAccessPath(const IndexingPolicy& policy, bool index_rea
   std::vector<query::IndexPredicate> predicates = query::FindIndexPredicates(prepared.root(), parameters);
   std::vector<query::IndexPredicate> useful = UsefulPredicates(predicates, scopes, partition_key_paths);
   std::vector<IndexLookup> candidates = IndexLookups(policy, useful);
+  std::vector<IndexLookup> composites = CompositeLookups(policy, useful);
   if (!candidates.empty()) access.lookup = candidates.front();
   // The walk: the first range (in IndexLookups order), when the page streams from one partition.
   if (prepared.is_streaming() && scopes.size() == 1 && scopes.front().partition_key) {
@@ -401,9 +430,18 @@ Result<AccessPath> ChooseAccessPath(const IndexingPolicy& policy, bool index_rea
   }
   // ORDER BY from the index: a page reads only as far as its rows reach.
   COSMOS_ASSIGN_OR_RETURN(access.ordered_scan,
-                          OrderedIndexScan(policy, prepared, useful, access.lookup, scopes,
+                          OrderedIndexScan(policy, prepared, useful, composites, access.lookup, scopes,
                                            access.rows_wanted, statistics, access.descending));
-  if (access.ordered_scan || !access.lookup) return access;
+  if (access.ordered_scan) return access;
+  // The lookups that may filter: composite indexes' that hold every one of their paths' predicates
+  // (the fewest entries, as a rule), then the paths' own.
+  std::vector<IndexLookup> filters;
+  for (IndexLookup& composite : composites) {
+    if (composite.complete) filters.push_back(std::move(composite));
+  }
+  filters.insert(filters.end(), std::make_move_iterator(candidates.begin()), std::make_move_iterator(candidates.end()));
+  if (filters.empty()) return access;
+  access.lookup = filters.front();
   // Only a streaming page can stop once it is full; a sorted or aggregated one needs every match,
   // which the lookups name at less than a scan's cost.
   int64_t scan_first_above = kMostEntriesCounted;
@@ -411,16 +449,15 @@ Result<AccessPath> ChooseAccessPath(const IndexingPolicy& policy, bool index_rea
     COSMOS_ASSIGN_OR_RETURN(scan_first_above, ScanFirstAbove(scopes, statistics));
   }
   // Of several predicates: the one with the fewest entries, and the others that pay.
-  const size_t candidate_count = candidates.size();
   std::vector<IndexLookup> lookups = {*access.lookup};
-  if (candidate_count > 1) {
-    COSMOS_ASSIGN_OR_RETURN(lookups, ChooseLookups(std::move(candidates), scopes, scan_first_above, statistics));
+  if (filters.size() > 1) {
+    COSMOS_ASSIGN_OR_RETURN(lookups, ChooseLookups(std::move(filters), scopes, scan_first_above, statistics));
   }
   // The query reads nothing of a document but the filter, and the entries of the lookups, all of
   // them, answer it exactly: the documents are counted from the entries, never loaded.
   const std::optional<std::vector<std::string>>& read_outside_where = prepared.properties_outside_where();
   access.index_only = !documents_expire && read_outside_where && read_outside_where->empty() &&
-                      useful.size() == predicates.size() && lookups.size() == candidate_count &&
+                      useful.size() == predicates.size() &&
                       query::WhereIsIndexPredicates(prepared.root(), parameters) &&
                       LookupsAnswerAll(lookups, predicates);
   access.lookup = lookups.front();

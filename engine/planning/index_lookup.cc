@@ -93,19 +93,146 @@ bool AnsweredExactly(const IndexPredicate& predicate) {
   return false;
 }
 
+// The ranges of one predicate's values; nullopt for a range whose bounds differ in type.
+std::optional<IndexLookup> LookupFor(const IndexPredicate& predicate) {
+  IndexLookup lookup;
+  lookup.path = IndexPathText(predicate.path);
+  switch (predicate.kind) {
+    case IndexPredicate::Kind::kEquals:
+      lookup.equality = true;
+      for (const Json& value : predicate.values) {
+        std::string encoded = *EncodeIndexValue(value);
+        lookup.ranges.push_back({encoded, true, encoded, true});
+      }
+      break;
+    case IndexPredicate::Kind::kPrefix: {
+      std::string lower = kIndexTypeString + predicate.prefix.substr(0, kIndexedStringBytes);
+      // Every string that starts with the prefix sorts below prefix + 0xFF (no UTF-8 byte is 0xFF).
+      lookup.ranges.push_back({lower, true, lower + '\xFF', false});
+      break;
+    }
+    case IndexPredicate::Kind::kRange: {
+      std::optional<IndexValueRange> range = RangeOf(predicate);
+      if (!range) return std::nullopt;
+      lookup.ranges.push_back(std::move(*range));
+      break;
+    }
+  }
+  return lookup;
+}
+
 }  // namespace
 
 bool LookupsAnswerAll(const std::vector<IndexLookup>& lookups, const std::vector<query::IndexPredicate>& predicates) {
   std::vector<IndexPredicate> merged = MergeRanges(predicates);
-  if (merged.empty() || merged.size() != lookups.size()) return false;
+  size_t answered = 0;
+  for (const IndexLookup& lookup : lookups) {
+    if (!lookup.covers.empty() && !lookup.complete) return false;
+    answered += lookup.covers.empty() ? 1 : lookup.covers.size();
+  }
+  if (merged.empty() || merged.size() != answered) return false;
   for (const IndexPredicate& predicate : merged) {
     if (!AnsweredExactly(predicate)) return false;
     std::string path = IndexPathText(predicate.path);
-    if (std::none_of(lookups.begin(), lookups.end(), [&](const IndexLookup& lookup) { return lookup.path == path; })) {
+    if (std::none_of(lookups.begin(), lookups.end(), [&](const IndexLookup& lookup) {
+          return lookup.path == path || std::find(lookup.covers.begin(), lookup.covers.end(), path) != lookup.covers.end();
+        })) {
       return false;
     }
   }
   return true;
+}
+
+std::vector<IndexLookup> CompositeLookups(const IndexingPolicy& policy,
+                                          const std::vector<query::IndexPredicate>& predicates) {
+  std::vector<IndexLookup> lookups;
+  std::vector<IndexPredicate> merged = MergeRanges(predicates);
+  // The predicate of a kind on a path; several of one kind there (c.a = 1 AND c.a = 2) are left
+  // to single-path lookups.
+  auto find = [&](const DocumentPath& path, bool equality) -> const IndexPredicate* {
+    const IndexPredicate* found = nullptr;
+    for (const IndexPredicate& predicate : merged) {
+      if (predicate.path != path || (predicate.kind == IndexPredicate::Kind::kEquals) != equality) continue;
+      if (found != nullptr) return nullptr;
+      found = &predicate;
+    }
+    return found;
+  };
+  for (const std::vector<OrderByPath>& paths : policy.CompositeIndexPaths()) {
+    // Tuples of the leading paths' equal values (each with its direction), as long as each
+    // path has an equality.
+    std::vector<std::vector<std::pair<std::string, bool>>> tuples = {{}};
+    IndexLookup lookup;
+    lookup.path = CompositeEntryPath(paths);
+    size_t covered = 0;
+    for (; covered < paths.size(); ++covered) {
+      const IndexPredicate* equal = find(paths[covered].path, true);
+      if (equal == nullptr || tuples.size() * equal->values.size() > kMostCompositeTuples) break;
+      std::vector<std::vector<std::pair<std::string, bool>>> longer;
+      for (const auto& tuple : tuples) {
+        for (const Json& value : equal->values) {
+          longer.push_back(tuple);
+          longer.back().emplace_back(*EncodeIndexValue(value), paths[covered].descending);
+        }
+      }
+      tuples = std::move(longer);
+      lookup.covers.push_back(IndexPathText(paths[covered].path));
+    }
+    // The next path's range (or STARTSWITH) bounds each tuple further.
+    std::optional<IndexValueRange> last;
+    bool last_descending = false;
+    if (covered < paths.size()) {
+      std::vector<IndexPredicate> on_next;
+      for (const IndexPredicate& predicate : merged) {
+        if (predicate.path == paths[covered].path && predicate.kind != IndexPredicate::Kind::kEquals) {
+          on_next.push_back(predicate);
+        }
+      }
+      if (on_next.size() == 1) {
+        std::optional<IndexLookup> single = LookupFor(on_next.front());
+        if (single && single->ranges.size() == 1) {
+          last = single->ranges.front();
+          last_descending = paths[covered].descending;
+          lookup.covers.push_back(IndexPathText(paths[covered].path));
+          ++covered;
+        }
+      }
+    }
+    if (lookup.covers.empty()) continue;
+    lookup.complete = covered == paths.size();
+    lookup.equality = lookup.complete && !last;
+    for (const auto& tuple : tuples) {
+      const std::string prefix = EncodeCompositeValue(tuple);
+      if (!last) {
+        if (lookup.complete) {
+          lookup.ranges.push_back({prefix, true, prefix, true});
+        } else {
+          // Every tuple that starts with the prefix: its last byte (a terminator, 0x01 or 0xFE
+          // inverted) raised by one bounds them.
+          std::string upper = prefix;
+          upper.back() = static_cast<char>(upper.back() + 1);
+          lookup.ranges.push_back({prefix, true, std::move(upper), false});
+        }
+        continue;
+      }
+      // The bounds as tuples: prefix + the bound's component. An inverted component turns the
+      // range around.
+      auto tuple_of = [&](const std::string& bound) {
+        auto components = tuple;
+        components.emplace_back(bound, last_descending);
+        return EncodeCompositeValue(components);
+      };
+      if (!last_descending) {
+        lookup.ranges.push_back({tuple_of(last->lower), last->lower_inclusive, tuple_of(last->upper), last->upper_inclusive});
+      } else {
+        lookup.ranges.push_back({tuple_of(last->upper), last->upper_inclusive, tuple_of(last->lower), last->lower_inclusive});
+      }
+    }
+    std::sort(lookup.ranges.begin(), lookup.ranges.end(),
+              [](const IndexValueRange& a, const IndexValueRange& b) { return a.lower < b.lower; });
+    lookups.push_back(std::move(lookup));
+  }
+  return lookups;
 }
 
 std::vector<IndexLookup> IndexLookups(const IndexingPolicy& policy, const std::vector<query::IndexPredicate>& predicates) {
@@ -116,30 +243,7 @@ std::vector<IndexLookup> IndexLookups(const IndexingPolicy& policy, const std::v
                    [](const IndexPredicate& a, const IndexPredicate& b) { return RankOf(a) < RankOf(b); });
   for (const IndexPredicate& predicate : merged) {
     if (!policy.IsIndexed(predicate.path)) continue;
-    IndexLookup lookup;
-    lookup.path = IndexPathText(predicate.path);
-    switch (predicate.kind) {
-      case IndexPredicate::Kind::kEquals:
-        lookup.equality = true;
-        for (const Json& value : predicate.values) {
-          std::string encoded = *EncodeIndexValue(value);
-          lookup.ranges.push_back({encoded, true, encoded, true});
-        }
-        break;
-      case IndexPredicate::Kind::kPrefix: {
-        std::string lower = kIndexTypeString + predicate.prefix.substr(0, kIndexedStringBytes);
-        // Every string that starts with the prefix sorts below prefix + 0xFF (no UTF-8 byte is 0xFF).
-        lookup.ranges.push_back({lower, true, lower + '\xFF', false});
-        break;
-      }
-      case IndexPredicate::Kind::kRange: {
-        std::optional<IndexValueRange> range = RangeOf(predicate);
-        if (!range) continue;
-        lookup.ranges.push_back(std::move(*range));
-        break;
-      }
-    }
-    lookups.push_back(std::move(lookup));
+    if (std::optional<IndexLookup> lookup = LookupFor(predicate)) lookups.push_back(std::move(*lookup));
   }
   return lookups;
 }

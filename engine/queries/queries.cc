@@ -296,7 +296,7 @@ Result<query::QueryPage> Queries::ReadPage(storage::Transaction& txn, const Reso
   if (access.lookup) {
     lookups.push_back(*access.lookup);
     lookups.insert(lookups.end(), access.intersected.begin(), access.intersected.end());
-    for (const IndexLookup& lookup : lookups) lookup_paths += (lookup_paths.empty() ? "" : " and ") + lookup.path;
+    for (const IndexLookup& lookup : lookups) lookup_paths += (lookup_paths.empty() ? "" : " and ") + IndexName(lookup.path);
   }
   query::OpenSource open_source = [&](const Json* start) -> Result<std::unique_ptr<query::DocumentSource>> {
     const int64_t container_seq = container.container.seq;
@@ -333,12 +333,12 @@ Result<query::QueryPage> Queries::ReadPage(storage::Transaction& txn, const Reso
       if (!start_position) return InvalidContinuation();
     }
     if (access.ordered_scan && start == nullptr) {
-      access_path = "index order on " + access.ordered_scan->path + (access.descending ? " (descending)" : "");
+      access_path = "index order on " + IndexName(access.ordered_scan->path) + (access.descending ? " (descending)" : "");
       return IndexOrderSource(txn, container_seq, segments, *access.ordered_scan, access.descending,
                               std::move(resume), properties, index_entries_read, access.rows_wanted + 3);
     }
     if (access.values_of) {
-      access_path = "index only on " + access.values_of->path + (lookup_paths.empty() ? "" : " and " + lookup_paths);
+      access_path = "index only on " + IndexName(access.values_of->path) + (lookup_paths.empty() ? "" : " and " + lookup_paths);
       return IndexValuesSource(txn, container_seq, segments, *access.values_of, lookups, properties,
                                index_entries_read);
     }
