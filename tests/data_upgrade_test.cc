@@ -167,7 +167,7 @@ TEST_CASE("a version 3 data file gets offers and its indexes built in the backgr
   REQUIRE_OK(indexed);
   CHECK(Json::parse(indexed->body)["Documents"] == Json::array({"d7"}));
   CHECK(indexed->fan_out.documents_scanned == 1);
-  CHECK(indexed->request_charge < scanned->request_charge);
+  CHECK(indexed->fan_out.access_path == "index lookup on /n");
 
   auto offers = account.ListOffers({});
   REQUIRE_OK(offers);

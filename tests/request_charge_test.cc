@@ -29,8 +29,21 @@ TEST_CASE("request charges: the model table", "[charge]") {
   work.documents_loaded = 100;
   work.document_bytes = 100 * 1024;
   work.output_bytes = 10 * 1024;
-  CHECK(QueryCharge(work) == 2.3 + 5 + 2 + 1);
+  CHECK(QueryCharge(work) == 4.06);  // 2.3 + 100 × 0.005 + 100 KB × 0.0093 + 10 KB × 0.033
   CHECK(QueryCharge(work, ConsistencyLevel::kStrong) == 2 * QueryCharge(work));
+  // One value looked up in the index, one small document returned: the published ~2.8 RU.
+  QueryWork lookup;
+  lookup.index_seeks = 1;
+  lookup.index_entries = 1;
+  lookup.documents_loaded = 1;
+  lookup.document_bytes = 1024;
+  lookup.rows_returned = 1;
+  lookup.output_bytes = 1024;
+  CHECK(QueryCharge(lookup) == 2.82);
+  // Every physical partition visited pays the minimum.
+  QueryWork fanned_out;
+  fanned_out.partitions_visited = 40;
+  CHECK(QueryCharge(fanned_out) == 92);
 }
 
 TEST_CASE("request charges: a request may only relax the account's consistency", "[charge]") {

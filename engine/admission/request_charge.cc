@@ -15,13 +15,18 @@ constexpr double kWriteFirstKilobyte = 4.2;      // storing a 1 KB item, before 
 constexpr double kWritePerExtraKilobyte = 45.0 / 99.0; // 100 KB write = 50 RU more or less
 constexpr double kIndexTerm = 0.06;              // adding or removing one index term
 constexpr double kStrongReadFactor = 2.0;        // Strong and Bounded Staleness reads
+// Queries: fitted to the published charges of small lookups, IN lists, full scans and index-only
+// aggregates (docs/request-units.md, "Calibration").
 constexpr double kQueryBase = 2.3;               // the smallest query page, per physical partition
-constexpr double kQueryPerDocument = 0.05;
-constexpr double kQueryPerLoadedKilobyte = 0.02;
-constexpr double kQueryPerOutputKilobyte = 0.1;
+constexpr double kQueryIndexUse = 0.35;          // a page that reads the index at all
+constexpr double kQueryPerSeek = 0.1;            // each value or range looked up
+constexpr double kQueryPerIndexEntry = 0.0002;
+constexpr double kQueryPerDocument = 0.005;      // loaded and evaluated
+constexpr double kQueryPerLoadedKilobyte = 0.0093;
+constexpr double kQueryPerRow = 0.02;            // returned
+constexpr double kQueryPerOutputKilobyte = 0.033;
 constexpr double kQueryPerExpression = 0.0002;
-constexpr double kQueryPerFunctionWork = 0.01;
-constexpr double kQueryPerIndexEntry = 0.005;
+constexpr double kQueryPerFunctionWork = 0.002;
 
 double RoundToHundredths(double value) { return std::round(value * 100.0) / 100.0; }
 
@@ -98,7 +103,10 @@ double MetadataReadCharge() { return 1.0; }
 double MetadataWriteCharge() { return 5.0; }
 
 double QueryCharge(const QueryWork& work, ConsistencyLevel level) {
-  double charge = kQueryBase * static_cast<double>(std::max<uint64_t>(1, work.partitions_visited)) +
+  double index_use = work.index_seeks > 0 || work.index_entries > 0 ? kQueryIndexUse : 0.0;
+  double charge = kQueryBase * static_cast<double>(std::max<uint64_t>(1, work.partitions_visited)) + index_use +
+                  kQueryPerSeek * static_cast<double>(work.index_seeks) +
+                  kQueryPerRow * static_cast<double>(work.rows_returned) +
                   kQueryPerDocument * static_cast<double>(work.documents_loaded) +
                   kQueryPerLoadedKilobyte * Kilobytes(work.document_bytes) +
                   kQueryPerOutputKilobyte * Kilobytes(work.output_bytes) +

@@ -46,6 +46,8 @@ struct QueryWork {
   uint64_t expressions = 0;       // expressions evaluated
   uint64_t function_work = 0;     // system-function work units
   uint64_t index_entries = 0;     // index entries an index lookup read
+  uint64_t index_seeks = 0;       // ranges of values looked up or walked in the index
+  uint64_t rows_returned = 0;     // the page's results
   uint64_t partitions_visited = 1;  // physical partitions the page read: each pays the minimum
 };
 double QueryCharge(const QueryWork& work, ConsistencyLevel level = ConsistencyLevel::kSession);

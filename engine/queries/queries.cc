@@ -87,7 +87,7 @@ query::PageRequest PageRequestOf(const QueryRequest& request, const AccountConte
 
 void FillQueryResponse(QueryResponse& response, const query::QueryPage& page, const QueryRequest& request,
                        ConsistencyLevel consistency, std::chrono::steady_clock::time_point started,
-                       uint64_t index_entries_read = 0, uint64_t partitions_visited = 1) {
+                       const IndexReads& index_reads = {}, uint64_t partitions_visited = 1) {
   response.count = static_cast<int64_t>(page.rows.size());
   response.continuation = page.continuation;
   QueryWork work;
@@ -96,7 +96,9 @@ void FillQueryResponse(QueryResponse& response, const query::QueryPage& page, co
   work.output_bytes = page.stats.output_bytes;
   work.expressions = page.stats.expressions;
   work.function_work = page.function_work;
-  work.index_entries = index_entries_read;
+  work.index_entries = index_reads.entries;
+  work.index_seeks = index_reads.seeks;
+  work.rows_returned = page.rows.size();
   work.partitions_visited = partitions_visited;
   response.request_charge = QueryCharge(work, consistency);
   if (request.populate_query_metrics) {
@@ -244,10 +246,10 @@ Result<QueryResponse> Queries::QueryItems(const QueryRequest& request) {
     }
   }
   COSMOS_RETURN_IF_ERROR(admission_.Admit(*container, scope.range_ids));
-  uint64_t index_entries_read = 0;
+  IndexReads index_reads;
   std::string access_path;
   COSMOS_ASSIGN_OR_RETURN(auto page, ReadPage(txn, *container, *prepared, body.parameters, scopes,
-                                              PageRequestOf(request, context_, started), index_entries_read,
+                                              PageRequestOf(request, context_, started), index_reads,
                                               access_path));
   QueryResponse response;
   response.body = FeedBody(container->container_rid, "Documents", page.rows);
@@ -262,7 +264,7 @@ Result<QueryResponse> Queries::QueryItems(const QueryRequest& request) {
   response.range_ids = scope.range_ids;
   // A page that reads several physical partitions in one request pays each one's minimum, as the
   // service charges every partition a query visits: fan-out is never free.
-  FillQueryResponse(response, page, request, consistency, started, index_entries_read, scope.range_ids.size());
+  FillQueryResponse(response, page, request, consistency, started, index_reads, scope.range_ids.size());
   if (request.populate_index_metrics) {
     response.index_utilization = IndexUtilizationHeader(IndexUtilization(container->indexing, *prepared, body.parameters));
   }
@@ -279,7 +281,7 @@ Result<QueryResponse> Queries::QueryItems(const QueryRequest& request) {
 Result<query::QueryPage> Queries::ReadPage(storage::Transaction& txn, const ResolvedContainer& container,
                                            const query::BoundQuery& prepared, const Json& parameters,
                                            const std::vector<storage::DocumentScope>& scopes,
-                                           const query::PageRequest& page_request, uint64_t& index_entries_read,
+                                           const query::PageRequest& page_request, IndexReads& index_reads,
                                            std::string& access_path) {
   // How to read: an index lookup, the index in ORDER BY order, or a scan (planning/access_path.h).
   COSMOS_ASSIGN_OR_RETURN(int64_t lsn, VisibleLsn(txn, container));
@@ -298,6 +300,15 @@ Result<query::QueryPage> Queries::ReadPage(storage::Transaction& txn, const Reso
     lookups.insert(lookups.end(), access.intersected.begin(), access.intersected.end());
     for (const IndexLookup& lookup : lookups) lookup_paths += (lookup_paths.empty() ? "" : " and ") + IndexName(lookup.path);
   }
+  uint64_t lookup_seeks = 0;
+  for (const IndexLookup& lookup : lookups) lookup_seeks += lookup.ranges.size();
+  // A scan of logical partitions seeks each one's documents, as the service looks a partition key
+  // value up in its index.
+  const bool logical_partitions = std::all_of(scopes.begin(), scopes.end(), [](const storage::DocumentScope& scope) {
+    return scope.partition_key.has_value();
+  });
+  const uint64_t scan_seeks = logical_partitions ? scopes.size() : 0;
+  uint64_t& index_entries_read = index_reads.entries;
   query::OpenSource open_source = [&](const Json* start) -> Result<std::unique_ptr<query::DocumentSource>> {
     const int64_t container_seq = container.container.seq;
     const ReadProperties& properties = prepared.document_properties();
@@ -310,6 +321,7 @@ Result<query::QueryPage> Queries::ReadPage(storage::Transaction& txn, const Reso
         return InvalidContinuation();
       }
       access_path = "index walk on " + access.partition_walk->path;
+      index_reads.seeks += access.partition_walk->ranges.size();
       return IndexOrderSource(txn, container_seq, segments, *access.partition_walk, /*descending=*/false,
                               OrderResume{std::move(*sort_key), (*start)["p"], /*inclusive=*/true}, properties,
                               index_entries_read, access.rows_wanted + 3, /*walk_positions=*/true);
@@ -334,36 +346,45 @@ Result<query::QueryPage> Queries::ReadPage(storage::Transaction& txn, const Reso
     }
     if (access.ordered_scan && start == nullptr) {
       access_path = "index order on " + IndexName(access.ordered_scan->path) + (access.descending ? " (descending)" : "");
+      index_reads.seeks += access.ordered_scan->ranges.size();
       return IndexOrderSource(txn, container_seq, segments, *access.ordered_scan, access.descending,
                               std::move(resume), properties, index_entries_read, access.rows_wanted + 3);
     }
     if (access.values_of) {
       access_path = "index only on " + IndexName(access.values_of->path) + (lookup_paths.empty() ? "" : " and " + lookup_paths);
+      index_reads.seeks += access.values_of->ranges.size() + lookup_seeks;
       return IndexValuesSource(txn, container_seq, segments, *access.values_of, lookups, properties,
                                index_entries_read);
     }
     if (access.walk && start == nullptr) {
       access_path = "index walk on " + access.partition_walk->path;
+      index_reads.seeks += access.partition_walk->ranges.size();
       return IndexOrderSource(txn, container_seq, segments, *access.partition_walk, /*descending=*/false,
                               std::nullopt, properties, index_entries_read, access.rows_wanted + 3,
                               /*walk_positions=*/true);
     }
     if (access.lookup && access.scan_first) {
       access_path = "scan";
+      index_reads.seeks += scan_seeks;
       return ScanThenLookupSource(txn, container_seq, segments, lookups, std::move(start_position), properties,
                                   kScanBudget, index_entries_read, [&](int64_t scanned) -> Result<bool> {
                                     COSMOS_ASSIGN_OR_RETURN(bool pays,
                                                             LookupPaysAfterScan(lookups, scopes, scanned, statistics));
-                                    if (pays) access_path = "scan, then index lookup on " + lookup_paths;
+                                    if (pays) {
+                                      access_path = "scan, then index lookup on " + lookup_paths;
+                                      index_reads.seeks += lookup_seeks;
+                                    }
                                     return pays;
                                   });
     }
     if (access.lookup) {
       access_path = (access.index_only ? "index only on " : "index lookup on ") + lookup_paths;
+      index_reads.seeks += lookup_seeks;
       return IndexLookupSource(txn, container_seq, segments, lookups, std::move(start_position), properties,
                                index_entries_read, access.index_only);
     }
     access_path = "scan";
+    index_reads.seeks += scan_seeks;
     return ScanSource(txn, container_seq, segments, std::move(start_position), properties, index_entries_read);
   };
   // A query that calls UDFs runs them, the container's, in JavaScript (scripts/user_function_runner.h).
@@ -387,10 +408,10 @@ Result<QueryResponse> Queries::QueryPartitionIn(storage::Transaction& txn, const
   COSMOS_ASSIGN_OR_RETURN(auto scope, ResolveScope(container.partition_key, container.routing,
                                                    {request.partition_key_header, std::nullopt, std::nullopt,
                                                     std::nullopt}));
-  uint64_t index_entries_read = 0;
+  IndexReads index_reads;
   std::string access_path;
   COSMOS_ASSIGN_OR_RETURN(auto page, ReadPage(txn, container, *prepared, body.parameters, {scope.documents},
-                                              PageRequestOf(request, context_, started), index_entries_read,
+                                              PageRequestOf(request, context_, started), index_reads,
                                               access_path));
   QueryResponse response;
   response.body = "[";
@@ -400,7 +421,7 @@ Result<QueryResponse> Queries::QueryPartitionIn(storage::Transaction& txn, const
   }
   response.body += ']';
   response.range_ids = scope.range_ids;
-  FillQueryResponse(response, page, request, ConsistencyLevel::kSession, started, index_entries_read);
+  FillQueryResponse(response, page, request, ConsistencyLevel::kSession, started, index_reads);
   return response;
 }
 

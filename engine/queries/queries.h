@@ -26,6 +26,13 @@
 
 namespace cosmos::engine {
 
+// What a query page read of the index: its entries, and its seeks (each range of values looked up
+// or walked is one descent of the index).
+struct IndexReads {
+  uint64_t entries = 0;
+  uint64_t seeks = 0;
+};
+
 class Queries {
  public:
   Queries(AccountContext& context, Admission& admission);
@@ -64,12 +71,12 @@ class Queries {
 
  private:
   // Reads one page of `prepared` over `scopes` inside `txn`, choosing how to read from the
-  // container's indexes; adds the index entries it reads to `index_entries_read`, and says how it
-  // read in `access_path` (QueryFanOut::access_path).
+  // container's indexes; adds what it reads of the index to `index_reads`, and says how it read
+  // in `access_path` (QueryFanOut::access_path).
   Result<query::QueryPage> ReadPage(storage::Transaction& txn, const ResolvedContainer& container,
                                     const query::BoundQuery& prepared, const Json& parameters,
                                     const std::vector<storage::DocumentScope>& scopes,
-                                    const query::PageRequest& page_request, uint64_t& index_entries_read,
+                                    const query::PageRequest& page_request, IndexReads& index_reads,
                                     std::string& access_path);
 
   AccountContext& context_;
