@@ -474,29 +474,35 @@ TEST_CASE("access path: inside one logical partition a wide range is walked in i
   CHECK_FALSE(Plan(policy, "SELECT * FROM c WHERE c.tag = 'x'", statistics, kOnePartition).partition_walk);
 }
 
-TEST_CASE("access path: an aggregate, DISTINCT or GROUP BY of one indexed path reads its values from the entries",
+TEST_CASE("access path: an aggregate, DISTINCT or GROUP BY of a few indexed paths reads their values from the entries",
           "[planning]") {
   IndexingPolicy policy = PolicyOf("{}");
   FakeStatistics statistics;  // 1,000 documents, each with an entry at every path
   statistics.entries_per_range = 500;
   auto values_of = [&](const std::string& text) -> std::string {
     AccessPath access = Plan(policy, text, statistics);
-    if (!access.values_of) return "";
+    if (access.values_of.empty()) return "";
     CHECK(access.index_only);
-    return access.values_of->path;
+    std::string paths;
+    for (const IndexLookup& value : access.values_of) paths += (paths.empty() ? "" : " ") + value.path;
+    return paths;
   };
   CHECK(values_of("SELECT VALUE MAX(c.n) FROM c") == "/n");
   CHECK(values_of("SELECT VALUE SUM(c.a.b) FROM c WHERE c.a.b > 1") == "/a/b");
   CHECK(values_of("SELECT DISTINCT VALUE c.tag FROM c WHERE c.n > 1") == "/tag");
   CHECK(values_of("SELECT c.tag, COUNT(1) AS n FROM c GROUP BY c.tag") == "/tag");
   AccessPath filtered = Plan(policy, "SELECT VALUE AVG(c.n) FROM c WHERE c.tag = 't3' AND c.n > 1", statistics);
-  REQUIRE(filtered.values_of);
-  CHECK(filtered.values_of->ranges.front().lower == *EncodeIndexValue(Json(1)));  // the values keep to c.n > 1
+  REQUIRE(filtered.values_of.size() == 1);
+  CHECK(filtered.values_of.front().ranges.front().lower == *EncodeIndexValue(Json(1)));  // the values keep to c.n > 1
   REQUIRE(filtered.lookup);
   CHECK(filtered.lookup->path == "/tag");  // and to the documents the tag names
-  // More than one path, a path that is not property names, the whole document, a JOIN, ORDER BY.
-  CHECK(values_of("SELECT VALUE MAX(c.n + c.m) FROM c") == "");
-  CHECK(values_of("SELECT c.tag, MAX(c.n) FROM c GROUP BY c.tag") == "");
+  // A few paths, each read from its entries, joined by document.
+  CHECK(values_of("SELECT VALUE MAX(c.n + c.m) FROM c") == "/n /m");
+  CHECK(values_of("SELECT c.tag, MAX(c.n) FROM c GROUP BY c.tag") == "/tag /n");
+  CHECK(values_of("SELECT c.a.b, AVG(c.a.c) FROM c GROUP BY c.a.b") == "/a/b /a/c");
+  CHECK(values_of("SELECT c.a, MAX(c.a.b) FROM c GROUP BY c.a") == "");  // one inside the other
+  CHECK(values_of("SELECT DISTINCT VALUE [c.a, c.b, c.c, c.d, c.e] FROM c") == "");  // more than kMostPathsRead
+  // A path that is not property names, the whole document, a JOIN, ORDER BY.
   CHECK(values_of("SELECT VALUE MAX(c.tags[0]) FROM c") == "");
   CHECK(values_of("SELECT DISTINCT VALUE c FROM c") == "");
   CHECK(values_of("SELECT VALUE MAX(c.n) FROM c JOIN t IN c.tags") == "");
@@ -507,6 +513,8 @@ TEST_CASE("access path: an aggregate, DISTINCT or GROUP BY of one indexed path r
   statistics.entries_at = {{"/n", 999}};
   CHECK(values_of("SELECT VALUE MAX(c.n) FROM c") == "");
   CHECK(values_of("SELECT VALUE MAX(c.n) FROM c WHERE c.n > 1") == "/n");  // the filter keeps to scalars
+  CHECK(values_of("SELECT c.tag, MAX(c.n) FROM c GROUP BY c.tag") == "");
+  CHECK(values_of("SELECT c.tag, MAX(c.n) FROM c WHERE c.n > 1 GROUP BY c.tag") == "/tag /n");
   statistics.entries_at.clear();
   // A filter that names few documents: loading them costs less than reading every value.
   statistics.entries_in_range_at = {{"/tag", 10}};
@@ -516,7 +524,7 @@ TEST_CASE("access path: an aggregate, DISTINCT or GROUP BY of one indexed path r
   statistics.entries_in_range_at = {{"/tag", 334}};
   CHECK(values_of("SELECT VALUE MAX(c.n) FROM c WHERE c.tag = 't3'") == "/n");
   // Documents that may have expired must be looked at.
-  CHECK_FALSE(Plan(policy, "SELECT VALUE MAX(c.n) FROM c", statistics, kWholeContainer, true, true).values_of);
+  CHECK(Plan(policy, "SELECT VALUE MAX(c.n) FROM c", statistics, kWholeContainer, true, true).values_of.empty());
 }
 
 }  // namespace cosmos::engine

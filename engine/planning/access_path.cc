@@ -262,56 +262,64 @@ Result<std::optional<IndexLookup>> OrderedIndexScan(const IndexingPolicy& policy
   return std::optional<IndexLookup>(std::move(scan));
 }
 
-// The values at the one path a sorted, grouped, aggregated or DISTINCT query reads
-// (query::SinglePathRead), to be read from its index entries instead of its documents, when:
+// The values at the paths a sorted, grouped, aggregated or DISTINCT query reads
+// (query::PathsRead), to be read from their index entries instead of its documents, when:
 //  - the WHERE clause is absent, or the `candidates` answer all of it exactly;
-//  - every document the filter passes has a scalar there (a predicate on the path says so, or
-//    every document of the container has an entry at it): an array, an object or no value would
-//    aggregate, group or be distinct differently, and has no entry;
-//  - reading the entries costs less than loading the documents: the path's own predicate reads
-//    no more than the lookups would anyway; otherwise its entries are read over the container and
+//  - every document the filter passes has a scalar at each path (a predicate on the path says
+//    so, or every document of the container has an entry at it): an array, an object or no value
+//    would aggregate, group or be distinct differently, and has no entry;
+//  - reading the entries costs less than loading the documents: a path's own predicate reads no
+//    more than the lookups would anyway; the other paths' entries are read over the container and
 //    must be fewer than kValueEntriesPerDocument per document the filter names.
-Result<std::optional<IndexLookup>> ValuesFromIndex(const IndexingPolicy& policy, const query::BoundQuery& prepared,
-                                                   const Json& parameters,
-                                                   const std::vector<query::IndexPredicate>& predicates,
-                                                   const std::vector<query::IndexPredicate>& useful,
-                                                   const std::vector<IndexLookup>& candidates,
-                                                   const std::vector<storage::DocumentScope>& scopes,
-                                                   IndexStatistics& statistics) {
+// Empty when the query loads its documents.
+Result<std::vector<IndexLookup>> ValuesFromIndex(const IndexingPolicy& policy, const query::BoundQuery& prepared,
+                                                 const Json& parameters,
+                                                 const std::vector<query::IndexPredicate>& predicates,
+                                                 const std::vector<query::IndexPredicate>& useful,
+                                                 const std::vector<IndexLookup>& candidates,
+                                                 const std::vector<storage::DocumentScope>& scopes,
+                                                 IndexStatistics& statistics) {
   const query::SelectQuery& q = prepared.root();
-  std::optional<std::vector<std::string>> path = query::SinglePathRead(q);
-  if (prepared.is_streaming() || !path || !policy.IsIndexed(*path) || policy.indexing_disabled()) {
-    return std::optional<IndexLookup>();
+  std::optional<std::vector<std::vector<std::string>>> paths = query::PathsRead(q);
+  if (prepared.is_streaming() || !paths || policy.indexing_disabled()) return std::vector<IndexLookup>();
+  for (const std::vector<std::string>& path : *paths) {
+    if (!policy.IsIndexed(path)) return std::vector<IndexLookup>();
   }
   if (q.where && (useful.size() != predicates.size() || !query::WhereIsIndexPredicates(q, parameters) ||
                   !LookupsAnswerAll(candidates, predicates))) {
-    return std::optional<IndexLookup>();
+    return std::vector<IndexLookup>();
   }
-  IndexLookup values;
-  values.path = IndexPathText(*path);
-  auto own = std::find_if(candidates.begin(), candidates.end(),
-                          [&](const IndexLookup& lookup) { return lookup.path == values.path; });
-  if (own != candidates.end()) {
-    values.ranges = own->ranges;
-    values.equality = own->equality;
-    return std::optional<IndexLookup>(std::move(values));
+  std::vector<IndexLookup> values;
+  int64_t entries_read_whole = 0;  // of the paths without a predicate of their own
+  for (const std::vector<std::string>& path : *paths) {
+    IndexLookup& value = values.emplace_back();
+    value.path = IndexPathText(path);
+    auto own = std::find_if(candidates.begin(), candidates.end(),
+                            [&](const IndexLookup& lookup) { return lookup.path == value.path; });
+    if (own != candidates.end()) {
+      value.ranges = own->ranges;
+      value.equality = own->equality;
+      continue;
+    }
+    COSMOS_ASSIGN_OR_RETURN(int64_t documents, statistics.ContainerDocuments());
+    COSMOS_ASSIGN_OR_RETURN(int64_t entries, statistics.EntriesAt(value.path));
+    if (entries != documents) return std::vector<IndexLookup>();
+    entries_read_whole += entries;
+    value.ranges.push_back({std::string(1, kIndexTypeNull), true, std::string(1, kIndexTypeString + 1), false});
   }
-  COSMOS_ASSIGN_OR_RETURN(int64_t documents, statistics.ContainerDocuments());
-  COSMOS_ASSIGN_OR_RETURN(int64_t entries, statistics.EntriesAt(values.path));
-  if (entries != documents) return std::optional<IndexLookup>();
+  if (entries_read_whole == 0) return values;
   int64_t named = std::numeric_limits<int64_t>::max();
   if (candidates.empty()) {
     COSMOS_ASSIGN_OR_RETURN(named, DocumentsInScopes(scopes, statistics));
   } else {
     for (const IndexLookup& candidate : candidates) {
-      int64_t limit = std::min(named, entries / kValueEntriesPerDocument + 1);
+      int64_t limit = std::min(named, entries_read_whole / kValueEntriesPerDocument + 1);
       COSMOS_ASSIGN_OR_RETURN(int64_t counted, EntriesToRead(candidate, scopes, limit, statistics));
       named = std::min(named, counted);
     }
   }
-  if (named * kValueEntriesPerDocument <= entries) return std::optional<IndexLookup>();
-  values.ranges.push_back({std::string(1, kIndexTypeNull), true, std::string(1, kIndexTypeString + 1), false});
-  return std::optional<IndexLookup>(std::move(values));
+  if (named * kValueEntriesPerDocument <= entries_read_whole) return std::vector<IndexLookup>();
+  return values;
 }
 
 }  // namespace
@@ -404,20 +412,21 @@ Result<AccessPath> ChooseAccessPath(const IndexingPolicy& policy, bool index_rea
       }
     }
   }
-  // A query that reads the values at one path: from its entries.
+  // A query that reads the values at a few paths: from their entries.
   if (!documents_expire) {
     COSMOS_ASSIGN_OR_RETURN(access.values_of, ValuesFromIndex(policy, prepared, parameters, predicates, useful,
                                                               candidates, scopes, statistics));
-    if (access.values_of) {
-      // The filter: every lookup but the (first) one on the path itself, whose ranges the values
+    if (!access.values_of.empty()) {
+      // The filter: every lookup but the (first) one on each path read, whose ranges the values
       // keep to; a second one there (c.n = 1 AND c.n = 2) still filters.
       access.lookup.reset();
-      bool own_skipped = false;
+      std::vector<bool> own_skipped(access.values_of.size(), false);
       for (IndexLookup& candidate : candidates) {
-        if (!own_skipped && candidate.path == access.values_of->path) {
-          own_skipped = true;
-          continue;
+        bool skipped = false;
+        for (size_t i = 0; i < access.values_of.size() && !skipped; ++i) {
+          if (!own_skipped[i] && candidate.path == access.values_of[i].path) own_skipped[i] = skipped = true;
         }
+        if (skipped) continue;
         if (!access.lookup) {
           access.lookup = std::move(candidate);
         } else {

@@ -105,12 +105,12 @@ struct AccessPath {
   // nothing else of a document: the documents are counted from their entries, never loaded
   // (SELECT VALUE COUNT(1) FROM c WHERE c.tag = @t).
   bool index_only = false;
-  // Set (with index_only): the query reads only the values at this path, its entries' ranges
-  // (every value, or the WHERE clause's predicate on it), beside the lookups' filter: each
-  // document is made from its entry there, never loaded (SELECT VALUE MAX(c.n) FROM c WHERE
-  // c.tag = @t; SELECT c.tag, COUNT(1) FROM c GROUP BY c.tag). A document whose entry may be a
-  // cut string is loaded.
-  std::optional<IndexLookup> values_of;
+  // Set (with index_only): the query reads only the values at these paths, each within its
+  // entries' ranges (every value, or the WHERE clause's predicate on it), beside the lookups'
+  // filter: each document is made from its entries there, never loaded (SELECT VALUE MAX(c.n)
+  // FROM c WHERE c.tag = @t; SELECT c.tag, AVG(c.n) FROM c GROUP BY c.tag). A document whose
+  // entry may be a cut string is loaded.
+  std::vector<IndexLookup> values_of;
   // The rows a page returns at most (the page size, or TOP or LIMIT when smaller): an index read
   // in order fetches about this many entries at first.
   int64_t rows_wanted = 100;

@@ -223,30 +223,32 @@ class IndexedDocumentSource : public StoredSource {
   size_t next_ = 0;
 };
 
-// The values at one path, from its index entries, of the documents the lookups name.
+// The values at a few paths, from their index entries, of the documents the lookups name.
 class IndexValuesDocumentSource : public StoredSource {
  public:
   IndexValuesDocumentSource(storage::Transaction& txn, int64_t container_seq, const std::vector<ReadSegment>& segments,
-                            const IndexLookup& values, const std::vector<IndexLookup>& lookups,
+                            const std::vector<IndexLookup>& values, const std::vector<IndexLookup>& lookups,
                             const ReadProperties& properties, uint64_t& entries_read)
       : StoredSource(txn, container_seq, properties), values_(values), lookups_(lookups),
-        reads_(SegmentsToRead(segments, std::nullopt)), entries_read_(entries_read), steps_(StepsOf(values.path)) {}
+        reads_(SegmentsToRead(segments, std::nullopt)), entries_read_(entries_read) {
+    for (const IndexLookup& value : values_) steps_.push_back(StepsOf(value.path));
+  }
 
   Result<bool> Next(query::SourceDocument& doc) override {
     if (!read_) COSMOS_RETURN_IF_ERROR(Read());
     while (next_ < found_.size()) {
-      const Found& found = found_[next_++];
+      Found& found = found_[next_++];
       const ReadSegment& segment = reads_[found.read].segment;
       doc.sort_key.clear();
       doc.satisfies_where = true;  // the lookups (and the values' ranges) are the whole filter
-      if (std::optional<Json> value = DecodeIndexValue(found.value)) {
-        doc.json = std::make_shared<const Json>(Nested(std::move(*value)));
+      if (std::optional<Json> made = Made(found.values)) {
+        doc.json = std::make_shared<const Json>(std::move(*made));
         doc.bytes = 0;
         doc.position = ReadPosition{found.seq, segment.min_key, segment.max_key}.ToJson();
         doc.index_only = true;
         return true;
       }
-      // A string the entry may hold only the start of: the document has the rest.
+      // A string an entry may hold only the start of: the document has the rest.
       COSMOS_ASSIGN_OR_RETURN(auto record, txn_.FindDocumentBySeq(container_seq_, found.seq));
       if (!record || IsExpired(*record, now_) || !segment.Holds(record->partition_key)) continue;
       COSMOS_RETURN_IF_ERROR(ToSourceDocument(*record, segment.min_key, segment.max_key, doc));
@@ -260,7 +262,7 @@ class IndexValuesDocumentSource : public StoredSource {
   struct Found {
     size_t read;  // index in reads_
     int64_t seq;
-    std::string value;
+    std::vector<std::string> values;  // an entry's value for each of values_
   };
 
   static std::vector<std::string> StepsOf(const std::string& path) {
@@ -274,10 +276,39 @@ class IndexValuesDocumentSource : public StoredSource {
     return steps;
   }
 
-  // {"a": {"b": value}} for the path /a/b.
-  Json Nested(Json value) const {
-    for (auto step = steps_.rbegin(); step != steps_.rend(); ++step) value = Json{{*step, std::move(value)}};
-    return value;
+  // {"a": {"b": 1}, "c": 2} for the paths /a/b and /c; nullopt when an entry may be a cut string.
+  // No path is inside another (query::PathsRead).
+  std::optional<Json> Made(const std::vector<std::string>& encoded) const {
+    Json made = Json::object();
+    for (size_t i = 0; i < encoded.size(); ++i) {
+      std::optional<Json> value = DecodeIndexValue(encoded[i]);
+      if (!value) return std::nullopt;
+      Json* node = &made;
+      const std::vector<std::string>& steps = steps_[i];
+      for (size_t step = 0; step + 1 < steps.size(); ++step) {
+        Json& next = (*node)[steps[step]];
+        if (!next.is_object()) next = Json::object();
+        node = &next;
+      }
+      (*node)[steps.back()] = std::move(*value);
+    }
+    return made;
+  }
+
+  // (seq, value) of the entries of `value` within its ranges in `scope`, in seq order.
+  Result<std::vector<std::pair<int64_t, std::string>>> ValuesIn(const IndexLookup& value,
+                                                                const storage::DocumentScope& scope) {
+    std::vector<std::pair<int64_t, std::string>> values;
+    for (const IndexValueRange& range : value.ranges) {
+      COSMOS_ASSIGN_OR_RETURN(auto in_range, txn_.LookupIndexValues(container_seq_, value.path, range.lower,
+                                                                    range.lower_inclusive, range.upper,
+                                                                    range.upper_inclusive, scope, entries_read_));
+      values.insert(values.end(), std::make_move_iterator(in_range.begin()), std::make_move_iterator(in_range.end()));
+    }
+    if (value.ranges.size() > 1) {
+      std::sort(values.begin(), values.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    }
+    return values;
   }
 
   Status Read() {
@@ -285,26 +316,32 @@ class IndexValuesDocumentSource : public StoredSource {
     for (size_t read = 0; read < reads_.size(); ++read) {
       size_t first = found_.size();
       for (const storage::DocumentScope& scope : reads_[read].segment.scopes) {
-        std::vector<std::pair<int64_t, std::string>> values;  // (seq, value) in seq order
-        for (const IndexValueRange& range : values_.ranges) {
-          COSMOS_ASSIGN_OR_RETURN(auto in_range, txn_.LookupIndexValues(container_seq_, values_.path, range.lower,
-                                                                        range.lower_inclusive, range.upper,
-                                                                        range.upper_inclusive, scope, entries_read_));
-          values.insert(values.end(), std::make_move_iterator(in_range.begin()), std::make_move_iterator(in_range.end()));
-        }
-        if (values_.ranges.size() > 1) {
-          std::sort(values.begin(), values.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+        // The first path's values, then each other path's joined to them by document.
+        COSMOS_ASSIGN_OR_RETURN(auto leading, ValuesIn(values_.front(), scope));
+        std::vector<Found> joined;
+        joined.reserve(leading.size());
+        for (auto& [seq, value] : leading) joined.push_back({read, seq, {std::move(value)}});
+        for (size_t i = 1; i < values_.size() && !joined.empty(); ++i) {
+          COSMOS_ASSIGN_OR_RETURN(auto more, ValuesIn(values_[i], scope));
+          size_t kept = 0;
+          auto other = more.begin();
+          for (size_t at = 0; at < joined.size(); ++at) {
+            while (other != more.end() && other->first < joined[at].seq) ++other;
+            if (other == more.end() || other->first != joined[at].seq) continue;
+            joined[at].values.push_back(std::move(other->second));
+            if (kept != at) joined[kept] = std::move(joined[at]);
+            ++kept;
+          }
+          joined.resize(kept);
         }
         // Only the documents every lookup names.
         for (const IndexLookup& lookup : lookups_) {
-          if (values.empty()) break;
+          if (joined.empty()) break;
           COSMOS_ASSIGN_OR_RETURN(std::vector<int64_t> named,
                                   NamedDocuments(txn_, container_seq_, lookup, scope, 0, entries_read_));
-          std::erase_if(values, [&](const std::pair<int64_t, std::string>& value) {
-            return !std::binary_search(named.begin(), named.end(), value.first);
-          });
+          std::erase_if(joined, [&](const Found& found) { return !std::binary_search(named.begin(), named.end(), found.seq); });
         }
-        for (auto& [seq, value] : values) found_.push_back({read, seq, std::move(value)});
+        found_.insert(found_.end(), std::make_move_iterator(joined.begin()), std::make_move_iterator(joined.end()));
       }
       // Several scopes: merge them into seq order.
       std::sort(found_.begin() + static_cast<std::ptrdiff_t>(first), found_.end(),
@@ -313,11 +350,11 @@ class IndexValuesDocumentSource : public StoredSource {
     return Status();
   }
 
-  const IndexLookup& values_;
+  const std::vector<IndexLookup>& values_;
   const std::vector<IndexLookup>& lookups_;
   const std::vector<SegmentRead> reads_;
   uint64_t& entries_read_;
-  const std::vector<std::string> steps_;
+  std::vector<std::vector<std::string>> steps_;  // of each of values_
   bool read_ = false;
   std::vector<Found> found_;
   size_t next_ = 0;
@@ -581,7 +618,7 @@ std::unique_ptr<query::DocumentSource> IndexOrderSource(storage::Transaction& tx
 
 std::unique_ptr<query::DocumentSource> IndexValuesSource(storage::Transaction& txn, int64_t container_seq,
                                                          const std::vector<ReadSegment>& segments,
-                                                         const IndexLookup& values,
+                                                         const std::vector<IndexLookup>& values,
                                                          const std::vector<IndexLookup>& lookups,
                                                          const ReadProperties& properties, uint64_t& entries_read) {
   return std::make_unique<IndexValuesDocumentSource>(txn, container_seq, segments, values, lookups, properties,

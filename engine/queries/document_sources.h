@@ -84,15 +84,16 @@ std::unique_ptr<query::DocumentSource> IndexOrderSource(storage::Transaction& tx
                                                         const ReadProperties& properties, uint64_t& entries_read,
                                                         int64_t first_batch, bool walk_positions = false);
 
-// The values at `values.path`, within its ranges, of the documents every one of `lookups` names
-// (every document with a value there when there is none), in read order: each is an index_only
-// document made of that value alone ({"a": {"b": value}} for /a/b) that satisfies the WHERE
-// clause. A document whose entry may hold only the start of a long string is loaded instead.
+// The values at each of `values`' paths, within its ranges, of the documents with an entry at
+// every one of them that every one of `lookups` names, in read order: each is an index_only
+// document made of those values alone ({"a": {"b": 1}, "c": 2} for /a/b and /c) that satisfies
+// the WHERE clause. A document whose entry may hold only the start of a long string is loaded
+// instead.
 // Serves sorted, grouped, aggregated and DISTINCT pages, which never resume from a position.
 // Adds the entries read to `entries_read`.
 std::unique_ptr<query::DocumentSource> IndexValuesSource(storage::Transaction& txn, int64_t container_seq,
                                                          const std::vector<ReadSegment>& segments,
-                                                         const IndexLookup& values,
+                                                         const std::vector<IndexLookup>& values,
                                                          const std::vector<IndexLookup>& lookups,
                                                          const ReadProperties& properties, uint64_t& entries_read);
 

@@ -350,10 +350,15 @@ Result<query::QueryPage> Queries::ReadPage(storage::Transaction& txn, const Reso
       return IndexOrderSource(txn, container_seq, segments, *access.ordered_scan, access.descending,
                               std::move(resume), properties, index_entries_read, access.rows_wanted + 3);
     }
-    if (access.values_of) {
-      access_path = "index only on " + IndexName(access.values_of->path) + (lookup_paths.empty() ? "" : " and " + lookup_paths);
-      index_reads.seeks += access.values_of->ranges.size() + lookup_seeks;
-      return IndexValuesSource(txn, container_seq, segments, *access.values_of, lookups, properties,
+    if (!access.values_of.empty()) {
+      std::string value_paths;
+      for (const IndexLookup& value : access.values_of) {
+        value_paths += (value_paths.empty() ? "" : " and ") + value.path;
+        index_reads.seeks += value.ranges.size();
+      }
+      access_path = "index only on " + value_paths + (lookup_paths.empty() ? "" : " and " + lookup_paths);
+      index_reads.seeks += lookup_seeks;
+      return IndexValuesSource(txn, container_seq, segments, access.values_of, lookups, properties,
                                index_entries_read);
     }
     if (access.walk && start == nullptr) {

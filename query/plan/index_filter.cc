@@ -173,7 +173,7 @@ std::vector<IndexPredicate> FindIndexPredicates(const SelectQuery& query, const 
 
 namespace {
 
-// Collects the document paths an expression reads (SinglePathRead); false when it reads anything
+// Collects the document paths an expression reads (PathsRead); false when it reads anything
 // else of the document, or holds a subquery.
 class PathReads {
  public:
@@ -183,8 +183,14 @@ class PathReads {
     if (e.subquery) return false;
     if (std::optional<std::vector<std::string>> path = DocumentPathSteps(e, alias_)) {
       if (!PropertyNames(*path)) return false;
-      if (!path_) path_ = *path;
-      return *path_ == *path;
+      for (const std::vector<std::string>& seen : paths_) {
+        if (seen == *path) return true;
+        // One inside the other: the outer value is an object, which has no entry.
+        const size_t common = std::min(seen.size(), path->size());
+        if (std::equal(seen.begin(), seen.begin() + static_cast<std::ptrdiff_t>(common), path->begin())) return false;
+      }
+      paths_.push_back(*path);
+      return paths_.size() <= kMostPathsRead;
     }
     if (e.kind == ExprKind::kIdentifier && e.name == alias_) return false;  // the whole document
     for (const ExprPtr& child : e.children) {
@@ -195,7 +201,7 @@ class PathReads {
     }
     return true;
   }
-  const std::optional<std::vector<std::string>>& path() const { return path_; }
+  const std::vector<std::vector<std::string>>& paths() const { return paths_; }
 
  private:
   // Steps an index entry's path spells the same way: no array element, nothing that reads as a
@@ -208,12 +214,12 @@ class PathReads {
   }
 
   const std::string& alias_;
-  std::optional<std::vector<std::string>> path_;
+  std::vector<std::vector<std::string>> paths_;
 };
 
 }  // namespace
 
-std::optional<std::vector<std::string>> SinglePathRead(const SelectQuery& query) {
+std::optional<std::vector<std::vector<std::string>>> PathsRead(const SelectQuery& query) {
   if (query.from.size() != 1 || query.from.front().iterate || query.from.front().collection->kind != ExprKind::kIdentifier ||
       !query.order_by.empty() || query.select_star) {
     return std::nullopt;
@@ -225,7 +231,8 @@ std::optional<std::vector<std::string>> SinglePathRead(const SelectQuery& query)
   for (const ExprPtr& key : query.group_by) {
     if (!reads.Visit(*key)) return std::nullopt;
   }
-  return reads.path();
+  if (reads.paths().empty()) return std::nullopt;
+  return reads.paths();
 }
 
 bool WhereIsIndexPredicates(const SelectQuery& query, const Json& parameters) {

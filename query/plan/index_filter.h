@@ -34,10 +34,13 @@ std::vector<IndexPredicate> FindIndexPredicates(const SelectQuery& query, const 
 // finds (each conjunct one of them): a document passes it exactly when it passes them.
 bool WhereIsIndexPredicates(const SelectQuery& query, const Json& parameters);
 
-// The one document path a query reads outside its WHERE clause, when that is all it reads there:
-// every reference to the FROM alias in the select list and GROUP BY is that path, of property
-// names only (c.n, c.a.b; never c, c.tags[0] or c["0"]), with no subquery, JOIN or ORDER BY.
-// nullopt otherwise. Such a query can be answered from the path's index entries.
-std::optional<std::vector<std::string>> SinglePathRead(const SelectQuery& query);
+// The document paths a query reads outside its WHERE clause (in first-read order, at most
+// kMostPathsRead), when that is all it reads there: every reference to the FROM alias in the
+// select list and GROUP BY is one of them, of property names only (c.n, c.a.b; never c,
+// c.tags[0] or c["0"]), none inside another (c.a with c.a.b), with no subquery, JOIN or ORDER BY.
+// nullopt otherwise. Such a query can be answered from the paths' index entries
+// (SELECT c.deviceId, AVG(c.temperature) FROM c GROUP BY c.deviceId).
+std::optional<std::vector<std::vector<std::string>>> PathsRead(const SelectQuery& query);
+inline constexpr size_t kMostPathsRead = 4;
 
 }  // namespace cosmos::query
