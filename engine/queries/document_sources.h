@@ -76,7 +76,7 @@ struct OrderResume {
 // `first_batch`: the entries read at first; each later read fetches twice as many, up to 256. A
 // page of n rows takes n + 1 documents (the last tells whether there are more), a sorted one
 // another to see that none ties with them, and the source reads one entry beyond those, where
-// the last run of equal values ends: n + 3.
+// the last run of equal values ends: n + 3; a resumed page reads the last row returned again: n + 4.
 std::unique_ptr<query::DocumentSource> IndexOrderSource(storage::Transaction& txn, int64_t container_seq,
                                                         const std::vector<ReadSegment>& segments,
                                                         const IndexLookup& scan, bool descending,

@@ -324,7 +324,7 @@ Result<query::QueryPage> Queries::ReadPage(storage::Transaction& txn, const Reso
       index_reads.seeks += access.partition_walk->ranges.size();
       return IndexOrderSource(txn, container_seq, segments, *access.partition_walk, /*descending=*/false,
                               OrderResume{std::move(*sort_key), (*start)["p"], /*inclusive=*/true}, properties,
-                              index_entries_read, access.rows_wanted + 3, /*walk_positions=*/true);
+                              index_entries_read, access.rows_wanted + 4, /*walk_positions=*/true);
     }
     // A sorted page after the first: the index order starts after the last row returned; any
     // other way reads from the start, and the executor skips the rows returned before.
@@ -348,7 +348,8 @@ Result<query::QueryPage> Queries::ReadPage(storage::Transaction& txn, const Reso
       access_path = "index order on " + IndexName(access.ordered_scan->path) + (access.descending ? " (descending)" : "");
       index_reads.seeks += access.ordered_scan->ranges.size();
       return IndexOrderSource(txn, container_seq, segments, *access.ordered_scan, access.descending,
-                              std::move(resume), properties, index_entries_read, access.rows_wanted + 3);
+                              std::move(resume), properties, index_entries_read,
+                              access.rows_wanted + (resume ? 4 : 3));
     }
     if (!access.values_of.empty()) {
       std::string value_paths;
