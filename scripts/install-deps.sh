@@ -22,6 +22,7 @@ build_packages=(
   uuid-dev                # the ANTLR runtime's CMake package links libuuid, but the package does not depend on it
   libpcre2-dev            # PCRE2: RegexMatch speaks the service's PCRE dialect
   libmozjs-102-dev        # SpiderMonkey 102 ESR: stored procedures, triggers and UDFs
+  libmimalloc-dev         # mimalloc, the executables' allocator
   openssl
 )
 

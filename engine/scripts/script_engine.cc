@@ -19,7 +19,7 @@
 #include <jsapi.h>
 #include <jsfriendapi.h>
 
-#include <malloc.h>
+#include <mimalloc.h>
 
 #include <algorithm>
 #include <atomic>
@@ -108,6 +108,7 @@ class ThreadEngine {
     if (deadline_) return false;
     stop_requested_ = false;
     out_of_memory_ = false;
+    mi_collect(/*force=*/true);
     allocated_at_arm_ = AllocatedBytes();
     deadline_ = std::chrono::steady_clock::now() + limit;
     wake_.notify_all();
@@ -162,12 +163,16 @@ class ThreadEngine {
     }
   }
 
-  // What the process has allocated with malloc (glibc), large blocks included. A script's strings
-  // live outside the engine's heap cap (their characters are malloc'd), so a run is also watched
-  // by how much this grows while it runs.
+  // What the process's allocator (mimalloc, linked into every executable) has committed from the
+  // system. A script's strings live outside the engine's heap cap (their characters are
+  // malloc'd), so a run is also watched by how much this grows while it runs. Arm first returns
+  // the memory its thread freed to the system (mi_collect): an earlier run's freed strings would
+  // otherwise be reused without growing it.
   static size_t AllocatedBytes() {
-    struct mallinfo2 info = mallinfo2();
-    return info.uordblks + info.hblkhd;
+    size_t elapsed_ms = 0, user_ms = 0, system_ms = 0, rss = 0, peak_rss = 0, commit = 0, peak_commit = 0,
+           page_faults = 0;
+    mi_process_info(&elapsed_ms, &user_ms, &system_ms, &rss, &peak_rss, &commit, &peak_commit, &page_faults);
+    return commit;
   }
 
   void WatchLoop() {
