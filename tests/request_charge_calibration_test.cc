@@ -72,6 +72,26 @@ bool Near(double ours, double published, double tolerance) {
   return std::abs(ours - published) <= tolerance * published;
 }
 
+// A published query charge: the query, the rows it returns, its charge and our tolerance.
+struct PublishedCharge {
+  std::string query;
+  int rows;
+  double published;
+  double tolerance;
+};
+
+// Checks each case against its published charge; answers our charges, in order.
+std::vector<double> CheckPublished(Account& account, const std::vector<PublishedCharge>& cases) {
+  std::vector<double> charges;
+  for (const PublishedCharge& published : cases) {
+    double charge = ChargeOf(account, published.query, published.rows);
+    INFO(published.query << ": " << charge << " RU, published " << published.published << " RU");
+    CHECK(Near(charge, published.published, published.tolerance));
+    charges.push_back(charge);
+  }
+  return charges;
+}
+
 }  // namespace
 
 TEST_CASE("calibration: small queries by partition key, and the whole of a tiny container", "[charge]") {
@@ -83,17 +103,14 @@ TEST_CASE("calibration: small queries by partition key, and the whole of a tiny 
   for (const auto& [key, count] : keys) {
     for (int i = 0; i < count; ++i) Insert(*account, {{"partitionKey", key}, {"id", Named("item", ++n)}}, "partitionKey");
   }
-  double everything = ChargeOf(*account, "SELECT * FROM c", 7);
-  double one = ChargeOf(*account, "SELECT * FROM c WHERE c.partitionKey = 'prefix3:'", 1);
-  double two = ChargeOf(*account, "SELECT * FROM c WHERE c.partitionKey = 'prefix2:'", 2);
-  double three = ChargeOf(*account, "SELECT * FROM c WHERE c.partitionKey = 'prefix1:'", 3);
-  INFO(everything << " " << one << " " << two << " " << three);
-  CHECK(Near(everything, 2.35, 0.10));
-  CHECK(Near(one, 2.83, 0.05));
-  CHECK(Near(two, 2.86, 0.05));
-  CHECK(Near(three, 2.89, 0.05));
-  CHECK(one < two);
-  CHECK(two < three);
+  std::vector<double> charges = CheckPublished(*account, {
+      {"SELECT * FROM c", 7, 2.35, 0.10},
+      {"SELECT * FROM c WHERE c.partitionKey = 'prefix3:'", 1, 2.83, 0.05},
+      {"SELECT * FROM c WHERE c.partitionKey = 'prefix2:'", 2, 2.86, 0.05},
+      {"SELECT * FROM c WHERE c.partitionKey = 'prefix1:'", 3, 2.89, 0.05},
+  });
+  CHECK(charges[1] < charges[2]);  // each document returned adds to the charge
+  CHECK(charges[2] < charges[3]);
 }
 
 TEST_CASE("calibration: an IN list of ids inside one logical partition", "[charge]") {
@@ -104,15 +121,12 @@ TEST_CASE("calibration: an IN list of ids inside one logical partition", "[charg
     Insert(*account, {{"id", Named("tag-", i)}, {"type", "tag"}, {"name", Named("Tag-", i)}}, "type");
     Insert(*account, {{"id", Named("category-", i)}, {"type", "category"}, {"name", "Components, Bottom Brackets"}}, "type");
   }
-  double two = ChargeOf(*account, "SELECT * FROM c WHERE c.type = 'tag' AND c.id IN ('tag-1', 'tag-2')", 2);
-  double three = ChargeOf(*account, "SELECT * FROM c WHERE c.type = 'tag' AND c.id IN ('tag-1', 'tag-2', 'tag-3')", 3);
-  double five = ChargeOf(*account, "SELECT * FROM c WHERE c.type = 'tag' AND c.id IN ('tag-1', 'tag-2', 'tag-3', 'tag-4', 'tag-5')", 5);
-  double category = ChargeOf(*account, "SELECT * FROM c WHERE c.type = 'category' AND c.id = 'category-7'", 1);
-  INFO(two << " " << three << " " << five << " " << category);
-  CHECK(Near(two, 3.06, 0.06));
-  CHECK(Near(three, 3.19, 0.06));
-  CHECK(Near(five, 3.45, 0.06));
-  CHECK(Near(category, 2.92, 0.06));
+  CheckPublished(*account, {
+      {"SELECT * FROM c WHERE c.type = 'tag' AND c.id IN ('tag-1', 'tag-2')", 2, 3.06, 0.06},
+      {"SELECT * FROM c WHERE c.type = 'tag' AND c.id IN ('tag-1', 'tag-2', 'tag-3')", 3, 3.19, 0.06},
+      {"SELECT * FROM c WHERE c.type = 'tag' AND c.id IN ('tag-1', 'tag-2', 'tag-3', 'tag-4', 'tag-5')", 5, 3.45, 0.06},
+      {"SELECT * FROM c WHERE c.type = 'category' AND c.id = 'category-7'", 1, 2.92, 0.06},
+  });
 }
 
 TEST_CASE("calibration: one indexed match of 10 KB", "[charge]") {
@@ -122,9 +136,7 @@ TEST_CASE("calibration: one indexed match of 10 KB", "[charge]") {
   for (int i = 0; i < 50; ++i) {
     Insert(*account, {{"id", std::to_string(i)}, {"pk", Named("p", i % 5)}, {"n", i}, {"text", std::string(9700, 'x')}}, "pk");
   }
-  double charge = ChargeOf(*account, "SELECT * FROM c WHERE c.n = 17", 1);
-  INFO(charge);
-  CHECK(Near(charge, 3.19, 0.05));
+  CheckPublished(*account, {{"SELECT * FROM c WHERE c.n = 17", 1, 3.19, 0.05}});
 }
 
 TEST_CASE("calibration: a full scan costs about 10 RU per MB of documents loaded", "[charge]") {
