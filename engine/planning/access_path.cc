@@ -11,13 +11,6 @@
 namespace cosmos::engine {
 namespace {
 
-// Whether every scope is one logical partition.
-bool AllLogicalPartitions(const std::vector<storage::DocumentScope>& scopes) {
-  return !scopes.empty() && std::all_of(scopes.begin(), scopes.end(), [](const storage::DocumentScope& scope) {
-    return scope.partition_key.has_value();
-  });
-}
-
 // The documents in `scopes`.
 Result<int64_t> DocumentsInScopes(const std::vector<storage::DocumentScope>& scopes, IndexStatistics& statistics) {
   int64_t documents = 0;
@@ -323,6 +316,12 @@ Result<std::vector<IndexLookup>> ValuesFromIndex(const IndexingPolicy& policy, c
 }
 
 }  // namespace
+
+bool AllLogicalPartitions(const std::vector<storage::DocumentScope>& scopes) {
+  return !scopes.empty() && std::all_of(scopes.begin(), scopes.end(), [](const storage::DocumentScope& scope) {
+    return scope.partition_key.has_value();
+  });
+}
 
 Result<int64_t> StoredIndexStatistics::ContainerDocuments() {
   if (!container_documents_) {

@@ -116,6 +116,9 @@ struct AccessPath {
   int64_t rows_wanted = 100;
 };
 
+// Whether every one of `scopes` (at least one) is one logical partition.
+bool AllLogicalPartitions(const std::vector<storage::DocumentScope>& scopes);
+
 // Documents a scan_first read loads before it considers the lookup.
 inline constexpr int64_t kScanBudget = 64;
 // Reading one index entry costs about this fraction of loading and filtering one document

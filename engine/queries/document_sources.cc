@@ -368,12 +368,12 @@ class IndexOrderedDocumentSource : public StoredSource {
   IndexOrderedDocumentSource(storage::Transaction& txn, int64_t container_seq,
                              const std::vector<ReadSegment>& segments, const IndexLookup& scan, bool descending,
                              std::optional<OrderResume> resume, const ReadProperties& properties,
-                             uint64_t& entries_read, int64_t first_batch, bool walk_positions)
+                             uint64_t& entries_read, int64_t rows_wanted, bool walk_positions)
       : StoredSource(txn, container_seq, properties), segments_(segments),
         ranges_(resume ? RangesFrom(scan.ranges, resume->sort_key, descending) : scan.ranges), path_(scan.path),
         descending_(descending), entries_read_(entries_read), range_(descending ? ranges_.size() : 0),
         partition_key_(OneLogicalPartition(segments)), resume_(std::move(resume)), walk_positions_(walk_positions),
-        batch_size_(std::clamp<int64_t>(first_batch, 1, kLargestBatch)) {}
+        batch_size_(std::clamp<int64_t>(rows_wanted + (resume_ ? 4 : 3), 1, kLargestBatch)) {}
 
   bool in_order_by_order() const override { return true; }
   bool resumed() const override { return resume_.has_value(); }
@@ -610,9 +610,9 @@ std::unique_ptr<query::DocumentSource> IndexOrderSource(storage::Transaction& tx
                                                         const IndexLookup& scan, bool descending,
                                                         std::optional<OrderResume> resume,
                                                         const ReadProperties& properties, uint64_t& entries_read,
-                                                        int64_t first_batch, bool walk_positions) {
+                                                        int64_t rows_wanted, bool walk_positions) {
   return std::make_unique<IndexOrderedDocumentSource>(txn, container_seq, segments, scan, descending,
-                                                      std::move(resume), properties, entries_read, first_batch,
+                                                      std::move(resume), properties, entries_read, rows_wanted,
                                                       walk_positions);
 }
 

@@ -73,16 +73,17 @@ struct OrderResume {
 // With `walk_positions` the source serves a streaming page that walks a range lookup inside one
 // logical partition (planning/access_path.h's partition walk): each document's position is
 // {"walk": <its sort key, hex>, "p": <its read position>}, from which the walk resumes.
-// `first_batch`: the entries read at first; each later read fetches twice as many, up to 256. A
-// page of n rows takes n + 1 documents (the last tells whether there are more), a sorted one
-// another to see that none ties with them, and the source reads one entry beyond those, where
-// the last run of equal values ends: n + 3; a resumed page reads the last row returned again: n + 4.
+// `rows_wanted` (AccessPath::rows_wanted) sizes the first read of entries; each later read
+// fetches twice as many, up to 256. A page of n rows takes n + 1 documents (the last tells
+// whether there are more), a sorted one another to see that none ties with them, and the source
+// reads one entry beyond those, where the last run of equal values ends: n + 3; a resumed page
+// reads the last row returned again: n + 4.
 std::unique_ptr<query::DocumentSource> IndexOrderSource(storage::Transaction& txn, int64_t container_seq,
                                                         const std::vector<ReadSegment>& segments,
                                                         const IndexLookup& scan, bool descending,
                                                         std::optional<OrderResume> resume,
                                                         const ReadProperties& properties, uint64_t& entries_read,
-                                                        int64_t first_batch, bool walk_positions = false);
+                                                        int64_t rows_wanted, bool walk_positions = false);
 
 // The values at each of `values`' paths, within its ranges, of the documents with an entry at
 // every one of them that every one of `lookups` names, in read order: each is an index_only

@@ -304,10 +304,7 @@ Result<query::QueryPage> Queries::ReadPage(storage::Transaction& txn, const Reso
   for (const IndexLookup& lookup : lookups) lookup_seeks += lookup.ranges.size();
   // A scan of logical partitions seeks each one's documents, as the service looks a partition key
   // value up in its index.
-  const bool logical_partitions = std::all_of(scopes.begin(), scopes.end(), [](const storage::DocumentScope& scope) {
-    return scope.partition_key.has_value();
-  });
-  const uint64_t scan_seeks = logical_partitions ? scopes.size() : 0;
+  const uint64_t scan_seeks = AllLogicalPartitions(scopes) ? scopes.size() : 0;
   uint64_t& index_entries_read = index_reads.entries;
   query::OpenSource open_source = [&](const Json* start) -> Result<std::unique_ptr<query::DocumentSource>> {
     const int64_t container_seq = container.container.seq;
@@ -324,7 +321,7 @@ Result<query::QueryPage> Queries::ReadPage(storage::Transaction& txn, const Reso
       index_reads.seeks += access.partition_walk->ranges.size();
       return IndexOrderSource(txn, container_seq, segments, *access.partition_walk, /*descending=*/false,
                               OrderResume{std::move(*sort_key), (*start)["p"], /*inclusive=*/true}, properties,
-                              index_entries_read, access.rows_wanted + 4, /*walk_positions=*/true);
+                              index_entries_read, access.rows_wanted, /*walk_positions=*/true);
     }
     // A sorted page after the first: the index order starts after the last row returned; any
     // other way reads from the start, and the executor skips the rows returned before.
@@ -348,8 +345,7 @@ Result<query::QueryPage> Queries::ReadPage(storage::Transaction& txn, const Reso
       access_path = "index order on " + IndexName(access.ordered_scan->path) + (access.descending ? " (descending)" : "");
       index_reads.seeks += access.ordered_scan->ranges.size();
       return IndexOrderSource(txn, container_seq, segments, *access.ordered_scan, access.descending,
-                              std::move(resume), properties, index_entries_read,
-                              access.rows_wanted + (resume ? 4 : 3));
+                              std::move(resume), properties, index_entries_read, access.rows_wanted);
     }
     if (!access.values_of.empty()) {
       std::string value_paths;
@@ -366,7 +362,7 @@ Result<query::QueryPage> Queries::ReadPage(storage::Transaction& txn, const Reso
       access_path = "index walk on " + access.partition_walk->path;
       index_reads.seeks += access.partition_walk->ranges.size();
       return IndexOrderSource(txn, container_seq, segments, *access.partition_walk, /*descending=*/false,
-                              std::nullopt, properties, index_entries_read, access.rows_wanted + 3,
+                              std::nullopt, properties, index_entries_read, access.rows_wanted,
                               /*walk_positions=*/true);
     }
     if (access.lookup && access.scan_first) {
