@@ -207,6 +207,10 @@ class Account {
   Result<std::string> PartitionReport(int64_t largest_logical_partitions) {
     return admission_.PartitionReport(largest_logical_partitions);
   }
+  // Monthly cost under provisioned, autoscale and serverless throughput of the RU consumed per
+  // physical partition per second (GET /_cosmolite/cost-report): admission/cost_report.h.
+  Result<std::string> CostReport(const CostWindow& window) { return admission_.CostReport(window); }
+  void ClearUsageHistory() { admission_.ClearUsageHistory(); }
 
   // Upkeep, called by the BackgroundWorker, and the data-file upgrade at start-up:
   // maintenance/maintenance.h.

@@ -14,6 +14,7 @@
 
 #include "common/json.h"
 #include "common/status.h"
+#include "engine/admission/cost_report.h"
 #include "engine/admission/request_charge.h"
 
 namespace cosmos::engine {
@@ -244,6 +245,8 @@ struct AccountOptions {
   std::chrono::milliseconds query_time_limit{30000};
   // How long a stored procedure may run before it is stopped (408), as the service's 5 seconds.
   std::chrono::milliseconds script_time_limit{5000};
+  // The prices of the cost report (--list-prices).
+  ListPrices list_prices;
 };
 
 // Limits from the service documentation.

@@ -63,6 +63,7 @@ struct Flags {
   std::string consistency = "Session";
   bool serverless = false;
   bool rate_limit = false;
+  std::string list_prices;
   std::string advertise_host = "127.0.0.1";
   size_t max_connections = 0;  // 0: DefaultMaxConnections of the descriptor limit
   bool official_emulator_env = false;
@@ -224,6 +225,15 @@ int main(int argc, char** argv) {
                "enforce provisioned throughput: each physical partition gets its share of the container's RU/s "
                "per second, and requests beyond it get 429 with x-ms-retry-after-ms")
       ->envname("COSMOLITE_RATE_LIMIT");
+  app.add_option("--list-prices", flags.list_prices,
+                 "USD list prices of GET /_cosmolite/cost-report, as provisioned=0.008,autoscale=0.012,"
+                 "serverless=0.25,storage=0.25 (per 100 RU/s per hour; per 100 RU/s per hour; per million RU; per GB "
+                 "per month); the defaults are the published prices of docs/cost-report.md")
+      ->envname("COSMOLITE_LIST_PRICES")
+      ->check([](const std::string& text) {
+        auto prices = cosmos::engine::ParseListPrices(text);
+        return prices.ok() ? std::string() : prices.status().message();
+      });
   app.add_option("--advertise-host", flags.advertise_host,
                  "host name or address GET / advertises as the account's read and write location, with the port "
                  "the client connected to (the official emulator advertises 127.0.0.1); empty: the host the client "
@@ -314,6 +324,7 @@ int main(int argc, char** argv) {
   account_options.default_consistency = *cosmos::engine::ParseConsistencyLevel(flags.consistency);
   account_options.serverless = flags.serverless;
   account_options.rate_limit = flags.rate_limit;
+  if (!flags.list_prices.empty()) account_options.list_prices = cosmos::engine::ParseListPrices(flags.list_prices).value();
   account_options.query_time_limit = std::chrono::seconds(flags.query_time_limit_s);
   account_options.script_time_limit = std::chrono::milliseconds(flags.script_time_limit_ms);
   cosmos::engine::ScriptEngine::SetHeapBytes(static_cast<size_t>(flags.script_memory_limit_mb) * 1024 * 1024);

@@ -31,6 +31,36 @@ std::string NewActivityId() {
   return text;
 }
 
+// The cost report's window from its query string: hourSeconds (seconds of the run billed as one
+// hour, 1 to 3600), from and to (epoch seconds); anything else is a 400.
+Result<engine::CostWindow> CostWindowOf(std::string_view target) {
+  engine::CostWindow window;
+  size_t question = target.find('?');
+  std::string_view query = question == std::string_view::npos ? std::string_view() : target.substr(question + 1);
+  while (!query.empty()) {
+    size_t amp = query.find('&');
+    std::string_view pair = query.substr(0, amp);
+    query = amp == std::string_view::npos ? std::string_view() : query.substr(amp + 1);
+    size_t equals = pair.find('=');
+    std::string_view name = pair.substr(0, equals);
+    std::string_view text = equals == std::string_view::npos ? std::string_view() : pair.substr(equals + 1);
+    int64_t value = 0;
+    auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+    bool number = !text.empty() && error == std::errc() && end == text.data() + text.size();
+    if (name == "hourSeconds" && number && value >= 1 && value <= 3600) {
+      window.hour_seconds = value;
+    } else if (name == "from" && number && value >= 0) {
+      window.from_second = value;
+    } else if (name == "to" && number && value >= 0) {
+      window.to_second = value;
+    } else {
+      return Status::BadRequest("The cost report takes hourSeconds (1 to 3600), from and to (seconds since the "
+                                "epoch), not '" + std::string(pair) + "'.");
+    }
+  }
+  return window;
+}
+
 }  // namespace
 
 RequestHandler::RequestHandler(engine::Account& account, MasterKeyAuth auth, HandlerOptions options)
@@ -204,7 +234,9 @@ std::vector<HttpResponse> RequestHandler::HandleWrites(const std::vector<Prepare
 // Administration, outside the Cosmos REST surface (documented in the README), with the account key
 // (AuthorizeAdmin): POST /_cosmolite/dbs/{db}/colls/{coll}/pkranges/{id}/split splits a physical
 // partition; GET /_cosmolite/queries lists recent queries with their cost and fan-out;
-// GET /_cosmolite/partitions reports every container's physical and largest logical partitions.
+// GET /_cosmolite/partitions reports every container's physical and largest logical partitions;
+// GET /_cosmolite/cost-report[?hourSeconds=&from=&to=] prices the RU consumed per partition per
+// second (DELETE forgets them, to start a new measurement).
 Result<HttpResponse> RequestHandler::Admin(const HttpRequest& request, std::string_view path_text) const {
   constexpr std::string_view kPrefix = "/_cosmolite/";
   constexpr std::string_view kSplitSuffix = "/split";
@@ -235,6 +267,18 @@ Result<HttpResponse> RequestHandler::Admin(const HttpRequest& request, std::stri
     constexpr int64_t kLargestLogicalPartitions = 5;
     HttpResponse response;
     COSMOS_ASSIGN_OR_RETURN(response.body, account_.PartitionReport(kLargestLogicalPartitions));
+    return response;
+  }
+  if (request.method == "GET" && path_text == "/_cosmolite/cost-report") {
+    COSMOS_ASSIGN_OR_RETURN(auto window, CostWindowOf(request.target));
+    HttpResponse response;
+    COSMOS_ASSIGN_OR_RETURN(response.body, account_.CostReport(window));
+    return response;
+  }
+  if (request.method == "DELETE" && path_text == "/_cosmolite/cost-report") {
+    account_.ClearUsageHistory();
+    HttpResponse response;
+    response.status = 204;
     return response;
   }
   return Status::NotFound("No such cosmolite administration endpoint: " + request.method + " " +

@@ -180,6 +180,16 @@ Result<int64_t> Transaction::CountIndexEntries(int64_t container_seq, std::strin
   return has_row ? stmt->ColumnInt(0) : 0;
 }
 
+Result<IndexSize> Transaction::MeasureIndex(int64_t container_seq) {
+  COSMOS_ASSIGN_OR_RETURN(auto* stmt, connection_->Prepare(
+      "SELECT count(*), coalesce(sum(length(path) + length(value) + 16), 0) FROM index_entries "
+      "WHERE container_seq = ?"));
+  stmt->Bind(1, container_seq);
+  COSMOS_ASSIGN_OR_RETURN(bool has_row, stmt->Step());
+  if (!has_row) return IndexSize{};
+  return IndexSize{stmt->ColumnInt(0), stmt->ColumnInt(1)};
+}
+
 Result<int64_t> Transaction::CountIndexRange(int64_t container_seq, std::string_view path, std::string_view lower,
                                              bool lower_inclusive, std::string_view upper, bool upper_inclusive,
                                              const std::optional<std::string>& partition_key, int64_t limit) {

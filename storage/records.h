@@ -135,4 +135,9 @@ struct LogicalPartitionSize {
   int64_t total_bytes = 0;
 };
 
+struct IndexSize {
+  int64_t entries = 0;
+  int64_t bytes = 0;
+};
+
 }  // namespace cosmos::storage

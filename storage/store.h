@@ -168,6 +168,10 @@ class Transaction {
                                           const std::optional<IndexRow>& after, int64_t limit);
   // How many index entries `path` has (documents with a scalar there).
   Result<int64_t> CountIndexEntries(int64_t container_seq, std::string_view path);
+  // The size of a container's whole index: its entries, and their bytes (each entry's path and
+  // encoded value, and 16 for the partition hash and document seq it points with). Reads every
+  // entry of the container: for reports, not for requests on the write or query path.
+  Result<IndexSize> MeasureIndex(int64_t container_seq);
   // How many entries at `path` lie between the bounds (as LookupIndex takes them), of one logical
   // partition when `partition_key` is given, counting no further than `limit`: reads entries
   // only, never documents.

@@ -14,7 +14,9 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 const labsDir = path.join(here, "labs");
 
 async function loadLabs() {
-  const folders = fs.readdirSync(labsDir).filter((f) => /^\d+-/.test(f)).sort((x, y) => parseInt(x) - parseInt(y));
+  const folders = fs.readdirSync(labsDir)
+    .filter((f) => /^\d+-/.test(f) && fs.existsSync(path.join(labsDir, f, "lab.mjs")))
+    .sort((x, y) => parseInt(x) - parseInt(y));
   const labs = [];
   for (const folder of folders) {
     const lab = (await import(pathToFileURL(path.join(labsDir, folder, "lab.mjs")))).default;

@@ -1,6 +1,7 @@
 #include "engine/admission/admission.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <map>
 
@@ -12,6 +13,10 @@ namespace {
 constexpr char kRequestRateTooLargeMessage[] =
     "Request rate is large. More Request Units may be needed, so no changes were made. Please retry this request "
     "later. Learn more: http://aka.ms/cosmosdb-error-429";
+
+int64_t EpochSecondNow() {
+  return std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
 
 }  // namespace
 
@@ -41,8 +46,10 @@ Status Admission::Admit(const ResolvedContainer& container, const std::vector<in
 }
 
 void Admission::Charge(const ResolvedContainer& container, const std::vector<int64_t>& range_ids, double request_units) {
+  const int64_t second = EpochSecondNow();
   if (container.shared_throughput) {
     throttle_.Charge({-container.database.seq, 0}, request_units);
+    history_.Record({-container.database.seq, 0}, request_units, second);
     return;
   }
   std::vector<int64_t> ids = range_ids;
@@ -51,6 +58,7 @@ void Admission::Charge(const ResolvedContainer& container, const std::vector<int
   }
   for (int64_t id : ids) {
     throttle_.Charge({container.container.seq, id}, request_units / static_cast<double>(ids.size()));
+    history_.Record({container.container.seq, id}, request_units / static_cast<double>(ids.size()), second);
   }
 }
 
@@ -90,7 +98,10 @@ Result<std::string> Admission::PartitionReport(int64_t largest_logical_partition
                               {"bytes", size.total_bytes},
                               {"largestLogicalPartitions", std::move(logical)}});
       }
+      COSMOS_ASSIGN_OR_RETURN(auto index, txn.MeasureIndex(record.seq));
       Json entry = {{"container", container->OwnerPath()},
+                    {"indexEntries", index.entries},
+                    {"indexBytes", index.bytes},
                     {"throughput", container->throughput.ru_per_second()},
                     {"autoscale", container->throughput.autoscale_max > 0},
                     {"sharedThroughput", container->shared_throughput},
@@ -110,6 +121,48 @@ Result<std::string> Admission::PartitionReport(int64_t largest_logical_partition
   Json report = {{"rateLimiting", throttle_.enforcing()},
                  {"logicalPartitionCapBytes", context_.options().logical_partition_cap_bytes},
                  {"containers", std::move(containers)}};
+  return report.dump(2);
+}
+
+Result<std::string> Admission::CostReport(const CostWindow& window) {
+  Json entries = Json::array();
+  COSMOS_ASSIGN_OR_RETURN(auto txn, context_.store().BeginRead());
+  COSMOS_ASSIGN_OR_RETURN(auto databases, txn.ListDatabases());
+  for (const storage::DatabaseRecord& database : databases) {
+    ContainerUsage shared;  // the containers of a shared-throughput database draw on one budget
+    bool has_shared = false;
+    COSMOS_ASSIGN_OR_RETURN(auto records, txn.ListContainers(database.seq));
+    for (const storage::ContainerRecord& record : records) {
+      ContainerAddress address{ResourceName{database.id, false}, ResourceName{record.id, false}};
+      COSMOS_ASSIGN_OR_RETURN(auto container, context_.FindContainer(txn, address, /*as_owner=*/false));
+      COSMOS_ASSIGN_OR_RETURN(auto documents, txn.MeasureKeyRange(record.seq, "", kMaxEffectivePartitionKey));
+      COSMOS_ASSIGN_OR_RETURN(auto index, txn.MeasureIndex(record.seq));
+      if (container->shared_throughput) {
+        has_shared = true;
+        shared.stored_bytes += documents.total_bytes + index.bytes;
+        continue;
+      }
+      ContainerUsage usage;
+      usage.stored_bytes = documents.total_bytes + index.bytes;
+      for (const RoutingMap::Range* range : container->routing.online()) {
+        usage.partitions.push_back(history_.Seconds({record.seq, range->id}));
+      }
+      Json entry = EstimateMonthlyCost(usage, window, context_.options().list_prices);
+      entry["container"] = container->OwnerPath();
+      entry["throughput"] = container->throughput.ru_per_second();
+      entries.push_back(std::move(entry));
+    }
+    if (has_shared) {
+      shared.partitions.push_back(history_.Seconds({-database.seq, 0}));
+      Json entry = EstimateMonthlyCost(shared, window, context_.options().list_prices);
+      entry["database"] = "dbs/" + database.id;
+      entry["sharedThroughput"] = true;
+      entries.push_back(std::move(entry));
+    }
+  }
+  Json report = {{"listPrices", ListPricesJson(context_.options().list_prices)},
+                 {"hoursPerMonth", 730},
+                 {"containers", std::move(entries)}};
   return report.dump(2);
 }
 

@@ -125,9 +125,12 @@ Result<ResourceResponse> Catalog::ReadContainer(const ContainerAddress& containe
     response.resource_quota = "documentSize=" + std::to_string(kMaxDocumentBytes / 1024) +
                               ";documentsSize=" + std::to_string(partition_cap_kb) +
                               ";documentsCount=-1;collectionSize=-1;";
+    // collectionSize is the documents and their index, as the service's; documentsSize the documents.
+    COSMOS_ASSIGN_OR_RETURN(auto index, txn.MeasureIndex(resolved->container.seq));
+    int64_t collection_kb = (stored.total_bytes + index.bytes + 1023) / 1024;
     response.resource_usage = "documentSize=" + std::to_string(stored_kb) + ";documentsSize=" +
                               std::to_string(stored_kb) + ";documentsCount=" + std::to_string(stored.document_count) +
-                              ";collectionSize=" + std::to_string(stored_kb) + ";";
+                              ";collectionSize=" + std::to_string(collection_kb) + ";";
   }
   response.etag = resolved->properties["_etag"].get<std::string>();
   response.body = resolved->container.body;
