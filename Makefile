@@ -5,7 +5,7 @@ BUILD_TYPE ?= Release
 JOBS ?= 2
 ARGS ?=
 
-.PHONY: all deps configure build build-all run test unit conformance-deps container-deps clean
+.PHONY: all deps configure build build-all run test unit conformance-deps container-deps workshop-deps lab clean
 
 all: build
 
@@ -31,9 +31,20 @@ run: build
 conformance-deps:
 	@cd conformance && npm ci --no-audit --no-fund --loglevel=error
 	@cd explorer/test && npm ci --no-audit --no-fund --loglevel=error
+	@cd workshop && npm ci --no-audit --no-fund --loglevel=error
 	@bash conformance/python/install.sh
 	@bash conformance/java/install.sh
 	@bash conformance/go/install.sh
+
+# A workshop lab (workshop/README.md) on a fresh emulator it starts itself: make lab NAME=hot-partition
+# (a number works too; without NAME, the list). LAB_ARGS=--quick runs it on small data.
+NAME ?=
+LAB_ARGS ?=
+workshop-deps:
+	@cd workshop && npm ci --no-audit --no-fund --loglevel=error
+
+lab: build workshop-deps
+	@cd workshop && COSMOLITE_BIN=$(CURDIR)/$(BUILD_DIR)/cosmolite node run.mjs $(NAME) $(LAB_ARGS)
 
 # A container runtime for the Docker image's test (podman); where it cannot be installed, that test
 # says so and is skipped.
