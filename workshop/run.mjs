@@ -28,9 +28,10 @@ async function loadLabs() {
 async function runLab(lab, quick) {
   const report = new Report();
   report.heading(`Lab ${lab.number}: ${lab.title}${quick ? " (quick)" : ""}`);
-  const emulator = await new Emulator(lab.flags ?? []).start();
+  const emulator = new Emulator(lab.flags ?? []);
   const started = Date.now();
   try {
+    await emulator.start();
     await lab.run({ emulator, report, quick });
   } catch (error) {
     report.check("the lab ran to its end", false, error.stack ?? String(error));

@@ -1,7 +1,8 @@
 // A fresh emulator for one lab: the cosmolite binary started on a free port with the lab's flags,
 // in memory, over plain HTTP (the SDK needs no certificate then), stopped when the lab ends.
 // The binary is $COSMOLITE_BIN, else ../build/cosmolite of this source tree, else `cosmolite` on
-// the PATH (a binary copied out of the Docker image works: see workshop/README.md).
+// the PATH. With $COSMOLITE_IMAGE set (e.g. cosmolite:latest) the lab runs that image instead,
+// through $CONTAINER_RUNTIME (docker, or podman): nothing to build on a student's laptop.
 import { spawn, spawnSync } from "node:child_process";
 import fs from "node:fs";
 import http from "node:http";
@@ -67,12 +68,23 @@ export class Emulator {
   async start() {
     const port = await freePort();
     this.endpoint = `http://127.0.0.1:${port}/`;
-    const args = ["--port", String(port), "--no-tls", "--in-memory", "--log-level", "warn", ...this.flags];
-    this.child = spawn(emulatorBinary(), args, { stdio: ["ignore", "pipe", "pipe"] });
+    const serverFlags = ["--no-tls", "--in-memory", "--log-level", "warn", ...this.flags];
+    const image = process.env.COSMOLITE_IMAGE;
+    if (image) {
+      // The image's entry point is the emulator; it listens on 8081 inside the container.
+      this.runtime = process.env.CONTAINER_RUNTIME ?? "docker";
+      this.containerName = `cosmolite-lab-${port}`;
+      // $CONTAINER_RUN_ARGS: more `run` flags where the runtime needs them (e.g. --ulimit for rootless podman).
+      const extra = (process.env.CONTAINER_RUN_ARGS ?? "").split(" ").filter(Boolean);
+      const args = ["run", "--rm", "--name", this.containerName, "-p", `127.0.0.1:${port}:8081`, ...extra, image, ...serverFlags];
+      this.child = spawn(this.runtime, args, { stdio: ["ignore", "pipe", "pipe"] });
+    } else {
+      this.child = spawn(emulatorBinary(), ["--port", String(port), ...serverFlags], { stdio: ["ignore", "pipe", "pipe"] });
+    }
     this.exited = new Promise((resolve) => this.child.on("exit", resolve));
     this.child.stdout.on("data", (d) => (this.output += d));
     this.child.stderr.on("data", (d) => (this.output += d));
-    for (const deadline = Date.now() + 10_000; Date.now() < deadline; await sleep(30)) {
+    for (const deadline = Date.now() + (image ? 60_000 : 10_000); Date.now() < deadline; await sleep(30)) {
       if (this.child.exitCode !== null) throw new Error(`cosmolite exited at start:\n${this.output}`);
       try {
         await new Promise((resolve, reject) =>
@@ -83,8 +95,8 @@ export class Emulator {
         // not listening yet
       }
     }
-    this.child.kill("SIGKILL");
-    throw new Error(`cosmolite did not become ready within 10 s:\n${this.output}`);
+    await this.stop();
+    throw new Error(`cosmolite did not become ready:\n${this.output}`);
   }
 
   // A client as a student writes it; pass { retry: false } to see 429s instead of the SDK's
@@ -112,7 +124,8 @@ export class Emulator {
 
   async stop() {
     if (!this.child || this.child.exitCode !== null) return;
-    this.child.kill("SIGTERM");
+    if (this.containerName) spawnSync(this.runtime, ["stop", "-t", "5", this.containerName], { stdio: "ignore" });
+    else this.child.kill("SIGTERM");
     await this.exited;
   }
 }
