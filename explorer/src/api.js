@@ -60,12 +60,14 @@ export function parseMessage(raw) {
   return { text, activityId };
 }
 
-// request('GET', ['dbs', db, 'colls'], {headers, body, admin, signal, quiet})
+// request('GET', ['dbs', db, 'colls'], {headers, body, admin, signal, quiet, query})
+// (query: URL parameters, e.g. {hourSeconds: 1}; not part of the signature)
 // (quiet: a poll, not an operation the user asked for; the top bar ignores it)
 // → {status, headers, json, charge}; throws ApiError for any status >= 400.
 export async function request(method, segments, opts = {}) {
   const { type, link } = resourceOf(segments, opts.admin);
-  const url = segments.map(encodeURIComponent).join('/');
+  const url =
+    segments.map(encodeURIComponent).join('/') + (opts.query ? '?' + new URLSearchParams(opts.query).toString() : '');
   const headers = { ...(await signHeaders(method, type, link)), ...(opts.headers || {}) };
   let body;
   if (opts.body !== undefined) {

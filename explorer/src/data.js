@@ -140,7 +140,7 @@ export function landingPage(main, ctx) {
       h(
         'p',
         null,
-        'A local emulator of Azure Cosmos DB (NoSQL API). Pick a container on the left: its items, queries (with their cost and fan-out), partitions and change feed.',
+        'A local emulator of Azure Cosmos DB (NoSQL API). Pick a container on the left: its items, queries (with their cost and fan-out), partitions, monthly cost and change feed.',
       ),
       h(
         'p',
@@ -282,6 +282,7 @@ const TABS = [
   ['items', 'Items'],
   ['query', 'Query'],
   ['partitions', 'Partitions'],
+  ['cost', 'Cost'],
   ['changefeed', 'Change feed'],
 ];
 

@@ -8,8 +8,9 @@ import * as items from './items.js';
 import * as query from './query.js';
 import * as partitions from './partitions.js';
 import * as changefeed from './changefeed.js';
+import * as cost from './cost.js';
 
-const VIEWS = { items, query, partitions, changefeed };
+const VIEWS = { items, query, partitions, cost, changefeed };
 let stopView = null;
 let sessionCharge = 0;
 

@@ -510,6 +510,40 @@ async function main() {
   );
   await shot('10-partitions');
 
+  // 5b. cost: the RU consumed so far, priced three ways, with the cheapest marked
+  await page.click('[data-testid=tab-cost]');
+  await page.waitForSelector('[data-testid=cost-row]', T);
+  const costRows = () =>
+    page.$$eval('[data-testid=cost-row]', (r) =>
+      r.map((x) => ({ model: x.dataset.model, usd: Number(x.dataset.usd), cheapest: x.dataset.cheapest === 'true' })),
+    );
+  const costs = await costRows();
+  ok(
+    costs.map((c) => c.model).join() === 'provisioned,autoscale,serverless' &&
+      costs.every((c) => c.usd > 0) &&
+      costs.filter((c) => c.cheapest).length === 1 &&
+      costs.find((c) => c.cheapest).usd === Math.min(...costs.map((c) => c.usd)),
+    'the cost view prices the workload three ways and marks the cheapest',
+    costs,
+  );
+  const report = await rest('GET', ['_cosmolite', 'cost-report'], undefined, { 'x-cosmolite-key': KEY });
+  const served = report.json.containers.find((c) => c.container === 'dbs/shop/colls/orders');
+  ok(
+    served && served.provisioned.monthlyUsd === costs[0].usd && served.serverless.monthlyUsd === costs[2].usd,
+    "the bars are the server's cost report for this container",
+    { served, costs },
+  );
+  await page.selectOption('[data-testid=cost-hour]', '1');
+  await page
+    .waitForFunction(() => /billing hours/.test(document.querySelector('[data-testid=cost-facts]')?.textContent), null, T)
+    .catch(() => {});
+  ok(
+    /\b([2-9]|\d\d+) billing hours/.test(await page.textContent('[data-testid=cost-facts]')),
+    'billing every second as an hour spreads the run over several billing hours',
+    await page.textContent('[data-testid=cost-facts]'),
+  );
+  await shot('10b-cost');
+
   // 6. change feed: an item created after starting shows up
   await page.click('[data-testid=tab-changefeed]');
   await page.click('[data-testid=cf-start]');
