@@ -4,6 +4,7 @@
 #include <string>
 
 #include "storage/row_reading.h"
+#include "storage/schema.h"
 #include "storage/sqlite/connection.h"
 
 namespace cosmos::storage {
@@ -25,6 +26,12 @@ int BindBounds(sqlite::Statement* stmt, int next, std::string_view lower, std::s
   return next;
 }
 
+// An entry's share of index_sizes.
+void CountEntry(const IndexEntry& entry, IndexSize& size) {
+  ++size.entries;
+  size.bytes += static_cast<int64_t>(entry.path.size() + entry.value.size()) + kIndexEntryPointerBytes;
+}
+
 }  // namespace
 
 int64_t PartitionHash(std::string_view partition_key) {
@@ -44,13 +51,15 @@ Status Transaction::InsertIndexEntries(int64_t container_seq, int64_t document_s
       "INSERT OR IGNORE INTO index_entries(container_seq, path, value, partition_hash, document_seq) "
       "VALUES(?, ?, ?, ?, ?)"));
   const int64_t partition_hash = PartitionHash(partition_key);
+  IndexSize added;
   for (const IndexEntry& entry : entries) {
     stmt->Reset();
     stmt->Bind(1, container_seq).BindUncopied(2, entry.path).BindUncopied(3, entry.value).Bind(4, partition_hash)
         .Bind(5, document_seq);
     COSMOS_RETURN_IF_ERROR(stmt->Run());
+    if (connection_->Changes() > 0) CountEntry(entry, added);
   }
-  return Status();
+  return AddToIndexSize(container_seq, added);
 }
 
 Status Transaction::DeleteIndexEntries(int64_t container_seq, int64_t document_seq, std::string_view partition_key,
@@ -60,13 +69,24 @@ Status Transaction::DeleteIndexEntries(int64_t container_seq, int64_t document_s
       "DELETE FROM index_entries WHERE container_seq = ? AND path = ? AND value = ? AND partition_hash = ? "
       "AND document_seq = ?"));
   const int64_t partition_hash = PartitionHash(partition_key);
+  IndexSize removed;
   for (const IndexEntry& entry : entries) {
     stmt->Reset();
     stmt->Bind(1, container_seq).Bind(2, entry.path).Bind(3, entry.value).Bind(4, partition_hash)
         .Bind(5, document_seq);
     COSMOS_RETURN_IF_ERROR(stmt->Run());
+    if (connection_->Changes() > 0) CountEntry(entry, removed);
   }
-  return Status();
+  return AddToIndexSize(container_seq, IndexSize{-removed.entries, -removed.bytes});
+}
+
+Status Transaction::AddToIndexSize(int64_t container_seq, const IndexSize& change) {
+  if (change.entries == 0) return Status();
+  COSMOS_ASSIGN_OR_RETURN(auto* stmt, connection_->Prepare(
+      "INSERT INTO index_sizes(container_seq, entries, bytes) VALUES(?1, ?2, ?3) "
+      "ON CONFLICT(container_seq) DO UPDATE SET entries = entries + ?2, bytes = bytes + ?3"));
+  stmt->Bind(1, container_seq).Bind(2, change.entries).Bind(3, change.bytes);
+  return stmt->Run();
 }
 
 namespace {
@@ -182,8 +202,7 @@ Result<int64_t> Transaction::CountIndexEntries(int64_t container_seq, std::strin
 
 Result<IndexSize> Transaction::MeasureIndex(int64_t container_seq) {
   COSMOS_ASSIGN_OR_RETURN(auto* stmt, connection_->Prepare(
-      "SELECT count(*), coalesce(sum(length(path) + length(value) + 16), 0) FROM index_entries "
-      "WHERE container_seq = ?"));
+      "SELECT entries, bytes FROM index_sizes WHERE container_seq = ?"));
   stmt->Bind(1, container_seq);
   COSMOS_ASSIGN_OR_RETURN(bool has_row, stmt->Step());
   if (!has_row) return IndexSize{};

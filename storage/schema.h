@@ -2,8 +2,14 @@
 // with bench/sqlite_baseline.cc, so that the raw-SQLite baseline measures exactly this layout.
 #pragma once
 
+#include <cstdint>
+
 namespace cosmos::storage {
 
+// Schema version 7 indexes each document's _ts, and adds index_sizes: each container's index
+// entries and their bytes, kept with every change to index_entries, so that reports read a row
+// instead of counting the index. The index of a version 6 file is dropped and rebuilt (counted
+// as it is built), as that of versions 4 and 5.
 // Schema version 6 adds the logical partition to every index entry (partition_hash, before the
 // document), so that a query inside one logical partition reads only that partition's entries,
 // and an index of a logical partition's documents in seq order (documents_by_partition). The
@@ -17,11 +23,14 @@ namespace cosmos::storage {
 // The unique index on (container, partition_key, id) makes each logical partition one index
 // range; the engine starts every partition_key with the effective partition key, so that each
 // physical partition (a range of effective keys) is one index range too. AUTOINCREMENT keeps sequence numbers (and so resource ids) from ever being reused.
-inline constexpr int kSchemaVersion = 6;
+inline constexpr int kSchemaVersion = 7;
 // Applied after kSchemaSql, once an older file has its expires_at column (version 3).
 inline constexpr char kExpiryIndexSql[] =
     "CREATE INDEX IF NOT EXISTS documents_by_expiry ON documents(expires_at) WHERE expires_at IS NOT NULL;";
 
+// An index entry's bytes in index_sizes: its path and value, and this for the partition hash and
+// document seq it points with.
+inline constexpr int64_t kIndexEntryPointerBytes = 16;
 inline constexpr char kSchemaSql[] = R"sql(
 CREATE TABLE IF NOT EXISTS databases(
   seq INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -92,6 +101,12 @@ CREATE TABLE IF NOT EXISTS index_entries(
   partition_hash INTEGER NOT NULL,
   document_seq INTEGER NOT NULL,
   PRIMARY KEY(container_seq, path, value, partition_hash, document_seq)) WITHOUT ROWID;
+-- The size of each container's index: its entries, and their bytes (path, value and 16 for the
+-- partition hash and document seq), as index_entries changes.
+CREATE TABLE IF NOT EXISTS index_sizes(
+  container_seq INTEGER PRIMARY KEY,
+  entries INTEGER NOT NULL,
+  bytes INTEGER NOT NULL);
 CREATE TABLE IF NOT EXISTS index_builds(
   container_seq INTEGER PRIMARY KEY,
   after_seq INTEGER NOT NULL,

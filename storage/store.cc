@@ -73,8 +73,9 @@ Result<std::unique_ptr<Store>> Store::Open(const StoreOptions& options) {
     return Status::Internal("the data file was written by a newer cosmolite (schema version " +
                             std::to_string(version) + ")");
   }
-  // Index entries of versions 4 and 5 lack the partition hash: the engine rebuilds them.
-  if (version == 4 || version == 5) COSMOS_RETURN_IF_ERROR(connection->Execute("DROP TABLE IF EXISTS index_entries"));
+  // Index entries of versions 4 and 5 lack the partition hash, and those of version 6 the
+  // documents' _ts (and their count): the engine rebuilds them.
+  if (version >= 4 && version <= 6) COSMOS_RETURN_IF_ERROR(connection->Execute("DROP TABLE IF EXISTS index_entries"));
   COSMOS_RETURN_IF_ERROR(connection->Execute(kSchemaSql));
   // Versions 1 and 2 had no expires_at column (time to live).
   bool has_expiry = false;
@@ -90,8 +91,8 @@ Result<std::unique_ptr<Store>> Store::Open(const StoreOptions& options) {
     COSMOS_RETURN_IF_ERROR(connection->Execute("ALTER TABLE documents ADD COLUMN expires_at INTEGER"));
   }
   COSMOS_RETURN_IF_ERROR(connection->Execute(kExpiryIndexSql));
-  // A new file or one of version 2 to 5 is current at once (the engine builds the indexes and
-  // offers a version 3 file lacks, and rebuilds the index of a version 4 or 5 file); a
+  // A new file or one of version 2 to 6 is current at once (the engine builds the indexes and
+  // offers a version 3 file lacks, and rebuilds the index of a version 4 to 6 file); a
   // version 1 file when the engine has rekeyed it.
   if (version == 0 || (version >= 2 && version < kSchemaVersion)) {
     COSMOS_RETURN_IF_ERROR(connection->Execute("PRAGMA user_version = " + std::to_string(kSchemaVersion)));

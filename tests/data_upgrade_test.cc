@@ -240,3 +240,102 @@ TEST_CASE("a version 5 data file rebuilds every container's index, with each ent
   CHECK(found->fan_out.access_path == "index lookup on /n");
   CHECK(found->fan_out.documents_scanned == 2);
 }
+
+namespace {
+
+// A container's index size as counted from its entries: (entries, bytes).
+std::pair<int64_t, int64_t> CountedIndex(const std::string& path, const char* container) {
+  sqlite3* db = nullptr;
+  REQUIRE(sqlite3_open(path.c_str(), &db) == SQLITE_OK);
+  sqlite3_stmt* stmt = nullptr;
+  REQUIRE(sqlite3_prepare_v2(db,
+                             "SELECT count(*), coalesce(sum(length(CAST(path AS BLOB)) + length(CAST(value AS BLOB)) + 16), 0) "
+                             "FROM index_entries WHERE container_seq = (SELECT seq FROM containers WHERE id = ?)",
+                             -1, &stmt, nullptr) == SQLITE_OK);
+  sqlite3_bind_text(stmt, 1, container, -1, SQLITE_STATIC);
+  REQUIRE(sqlite3_step(stmt) == SQLITE_ROW);
+  std::pair<int64_t, int64_t> counted{sqlite3_column_int64(stmt, 0), sqlite3_column_int64(stmt, 1)};
+  sqlite3_finalize(stmt);
+  sqlite3_close(db);
+  return counted;
+}
+
+// The index size the store keeps (index_sizes), through the partition report.
+std::pair<int64_t, int64_t> KeptIndex(Account& account, const char* container) {
+  auto report = account.PartitionReport(1);
+  REQUIRE_OK(report);
+  Json parsed = Json::parse(*report);
+  for (const Json& entry : parsed["containers"]) {
+    if (entry["container"] == std::string("dbs/db/colls/") + container) {
+      return {entry["indexEntries"].get<int64_t>(), entry["indexBytes"].get<int64_t>()};
+    }
+  }
+  FAIL("no such container in the report");
+  return {};
+}
+
+}  // namespace
+
+TEST_CASE("index sizes follow every write; a version 6 data file rebuilds its index with _ts", "[upgrade]") {
+  cosmos_test::ScratchDir dir("cosmolite-index-size-test-");
+  auto options = cosmos_test::FileStore(dir);
+  ContainerAddress address{ResourceName{"db"}, ResourceName{"c"}};
+  {
+    auto store = Store::Open(options);
+    REQUIRE_OK(store);
+    Account account(std::move(store).value());
+    REQUIRE_OK(account.CreateDatabase(R"({"id":"db"})"));
+    REQUIRE_OK(account.CreateContainer(ResourceName{"db"}, R"({"id":"c","partitionKey":{"paths":["/pk"]}})"));
+    for (int i = 0; i < 30; ++i) {
+      // Arrays repeat a value: the same entry twice is stored (and counted) once.
+      std::string body = Json{{"id", Numbered("d", i)}, {"pk", Numbered("p", i % 5)}, {"n", i},
+                              {"tags", {"a", "a", Numbered("t", i)}}, {"ünïcode", "é"}}.dump();
+      REQUIRE_OK(account.CreateItem(ItemWrite{address, KeyHeader(i), body, {}}));
+    }
+    for (int i = 0; i < 10; ++i) {
+      std::string body = Json{{"id", Numbered("d", i)}, {"pk", Numbered("p", i % 5)}, {"n", -i}}.dump();
+      REQUIRE_OK(account.ReplaceItem(ItemWrite{address, KeyHeader(i), body, {}}, ResourceName{Numbered("d", i)}));
+    }
+    for (int i = 20; i < 25; ++i) {
+      REQUIRE_OK(account.DeleteItem(ItemKey{address, KeyHeader(i), ResourceName{Numbered("d", i)}}, {}));
+    }
+    auto kept = KeptIndex(account, "c");
+    auto counted = CountedIndex(options.path, "c");
+    CAPTURE(kept.first, kept.second, counted.first, counted.second);
+    CHECK(kept == counted);
+    CHECK(kept.first > 100);
+  }
+  auto before = CountedIndex(options.path, "c");
+  {
+    // Version 6 had neither index_sizes nor the documents' _ts in the index.
+    sqlite3* db = nullptr;
+    REQUIRE(sqlite3_open(options.path.c_str(), &db) == SQLITE_OK);
+    REQUIRE(sqlite3_exec(db,
+                         "DELETE FROM index_entries WHERE path = '/_ts'; DROP TABLE index_sizes; "
+                         "PRAGMA user_version = 6;",
+                         nullptr, nullptr, nullptr) == SQLITE_OK);
+    sqlite3_close(db);
+  }
+  auto store = Store::Open(options);
+  REQUIRE_OK(store);
+  CHECK(store.value()->opened_schema_version() == 6);
+  Account account(std::move(store).value());
+  REQUIRE_OK(account.UpgradeDataFile());
+  for (;;) {
+    auto more = account.ContinueIndexBuilds(/*limit=*/64);
+    REQUIRE_OK(more);
+    if (!*more) break;
+  }
+  CHECK(KeptIndex(account, "c") == CountedIndex(options.path, "c"));
+  auto rebuilt = KeptIndex(account, "c");
+  CAPTURE(rebuilt.first, rebuilt.second, before.first, before.second);
+  CHECK(rebuilt == before);
+  // The rebuilt index has every document's _ts.
+  QueryRequest query;
+  query.container = address;
+  query.body = R"({"query":"SELECT VALUE COUNT(1) FROM c WHERE c._ts > 0"})";
+  query.enable_cross_partition = true;
+  auto counted = account.QueryItems(query);
+  REQUIRE_OK(counted);
+  CHECK(Json::parse(counted->body)["Documents"] == Json::array({25}));
+}

@@ -147,8 +147,11 @@ TEST_CASE("index entries: one per indexed scalar, with array elements under []",
   auto entries = policy.IndexEntries(Json::parse(R"({"id":"x","tags":["a","b"],"secret":1,"o":{"n":2},"_ts":1})"));
   std::vector<std::string> paths;
   for (const auto& entry : entries) paths.push_back(entry.path);
-  CHECK(paths == std::vector<std::string>{"/id", "/tags/[]", "/tags/[]", "/o/n"});
+  // _ts is always indexed (a system property the planner may look up), but not charged as a term.
+  CHECK(paths == std::vector<std::string>{"/id", "/tags/[]", "/tags/[]", "/o/n", "/_ts"});
   CHECK(entries[1].value == "4a");
+  CHECK(ChargedIndexTerms(entries) == 4);
+  CHECK(policy.CountIndexedTerms(Json::parse(R"({"id":"x","_ts":1})")) == 1);
 }
 
 TEST_CASE("composite index values sort in the composite index's directions", "[indexing]") {

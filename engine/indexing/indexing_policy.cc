@@ -219,6 +219,12 @@ IndexingPolicy IndexingPolicy::FromNormalized(const Json& normalized) {
   return policy;
 }
 
+namespace {
+
+bool IsTimestampPath(const DocumentPath& path) { return path.size() == 1 && path[0] == "_ts"; }
+
+}  // namespace
+
 bool IndexingPolicy::IsIndexed(const DocumentPath& path) const {
   if (disabled_) return false;
   if (path.size() == 1 && (path[0] == "id" || path[0] == "_ts")) return true;
@@ -251,7 +257,8 @@ void IndexingPolicy::ForEachIndexed(const Json& document, Visit&& visit) const {
   if (disabled_ || !document.is_object()) return;
   DocumentPath path;
   for (const auto& [name, child] : document.items()) {
-    if (name == "_rid" || name == "_self" || name == "_etag" || name == "_attachments" || name == "_ts") continue;
+    // _ts is indexed (IsIndexed) like a property of the client's; the other system properties are not.
+    if (name == "_rid" || name == "_self" || name == "_etag" || name == "_attachments") continue;
     path.assign(1, name);
     Walk(child, path, visit);
   }
@@ -259,7 +266,15 @@ void IndexingPolicy::ForEachIndexed(const Json& document, Visit&& visit) const {
 
 int64_t IndexingPolicy::CountIndexedTerms(const Json& document) const {
   int64_t count = 0;
-  ForEachIndexed(document, [&count](const DocumentPath&, const Json&) { ++count; });
+  ForEachIndexed(document, [&count](const DocumentPath& path, const Json&) {
+    if (!IsTimestampPath(path)) ++count;
+  });
+  return count;
+}
+
+int64_t ChargedIndexTerms(const std::vector<storage::IndexEntry>& entries) {
+  int64_t count = 0;
+  for (const storage::IndexEntry& entry : entries) count += entry.path != kTimestampIndexPath;
   return count;
 }
 

@@ -42,7 +42,7 @@ class IndexingPolicy {
   bool IsIndexed(const DocumentPath& path) const;
   // The index terms a document produces: one per indexed scalar value of the client's
   // properties (arrays and objects contribute their members; the system properties _rid, _self,
-  // _etag, _attachments and _ts are not counted). Write charges grow with it.
+  // _etag, _attachments and _ts are not counted, though _ts has an entry). Write charges grow with it.
   int64_t CountIndexedTerms(const Json& document) const;
   // The index entries of a document: one per indexed scalar (as counted above), with its path
   // ("/tags/[]") and its value encoded by EncodeIndexValue; then one per composite index whose
@@ -83,6 +83,12 @@ class IndexingPolicy {
   std::vector<Rule> rules_;
   std::vector<CompositeIndex> composites_;
 };
+
+// The entry of a document's _ts (always indexed while indexing is on, as on the service, so that
+// `WHERE c._ts > @since` reads the index), and how many of `entries` write charges count: all but
+// that one, which the system adds.
+inline constexpr char kTimestampIndexPath[] = "/_ts";
+int64_t ChargedIndexTerms(const std::vector<storage::IndexEntry>& entries);
 
 // What replacing a document's index entries `before` with `after` changes: the entries to delete
 // (in `before` only) and those to insert (in `after` only), each without repeats. Entries both

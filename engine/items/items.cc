@@ -293,6 +293,9 @@ Result<ResourceResponse> Items::Store(storage::Transaction& txn, const ResolvedC
                                                   existing ? existing->body.size() : 0,
                                                   context_.options().logical_partition_cap_bytes));
 
+  // The index sees the document as stored: with the _ts given here (indexed, as on the service),
+  // never one the client sent.
+  document["_ts"] = system.ts;
   std::vector<storage::IndexEntry> index_entries = container.indexing.IndexEntries(document);
   std::vector<storage::IndexEntry> old_index_entries;
   // A replaced document keeps the entries it shares with its new version: only the difference
@@ -338,9 +341,9 @@ Result<ResourceResponse> Items::Store(storage::Transaction& txn, const ResolvedC
                                             system.ts + container.change_log_retention_s));
   }
   ResourceResponse response;
-  int64_t index_terms = static_cast<int64_t>(index_entries.size());
+  int64_t index_terms = ChargedIndexTerms(index_entries);
   response.request_charge = existing ? ReplaceCharge(record.body.size(), index_terms,
-                                                     static_cast<int64_t>(old_index_entries.size()))
+                                                     ChargedIndexTerms(old_index_entries))
                                      : CreateCharge(record.body.size(), index_terms);
   response.body = std::move(record.body);
   response.etag = std::move(record.etag);
@@ -414,7 +417,7 @@ Result<ResourceResponse> Items::DeleteIn(Step& step, const ItemKey& key, const P
                                             entry.crts + container->change_log_retention_s));
   }
   ResourceResponse response;
-  response.request_charge = DeleteCharge(found->body.size(), static_cast<int64_t>(index_entries.size()));
+  response.request_charge = DeleteCharge(found->body.size(), ChargedIndexTerms(index_entries));
   response.lsn = lsn;
   response.owner_path = container->OwnerPath();
   response.owner_rid = container->container_rid;
@@ -445,7 +448,7 @@ Result<ResourceResponse> Items::DeletePartition(const ContainerAddress& address,
       std::vector<storage::IndexEntry> index_entries = IndexEntriesOf(container->indexing, record.body);
       COSMOS_RETURN_IF_ERROR(txn.DeleteIndexEntries(container_seq, record.seq, record.partition_key, index_entries));
       COSMOS_RETURN_IF_ERROR(txn.DeleteDocument(container_seq, record));
-      charge += DeleteCharge(record.body.size(), static_cast<int64_t>(index_entries.size()));
+      charge += DeleteCharge(record.body.size(), ChargedIndexTerms(index_entries));
       if (container->change_log_retention_s > 0) {
         const PartitionKeyDefinition& key = container->partition_key;
         ChangeLogEntry entry =

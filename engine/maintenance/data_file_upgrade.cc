@@ -8,8 +8,8 @@ namespace cosmos::engine {
 
 Status Maintenance::UpgradeDataFile() {
   int version = context_.store().opened_schema_version();
-  if (version == 0 || version >= 6) return Status();
-  if (version == 4 || version == 5) return RebuildIndexes();
+  if (version == 0 || version >= 7) return Status();
+  if (version >= 4) return RebuildIndexes();
   if (version == 1) COSMOS_RETURN_IF_ERROR(RekeyDocuments());
   // Before version 4 there were neither offers nor index entries: every container gets the
   // default offer (unless its database shares throughput) and an index build.
@@ -35,7 +35,8 @@ Status Maintenance::UpgradeDataFile() {
 }
 
 // Versions 4 and 5 kept index entries without their logical partition (and version 4 no
-// composite ones): the store dropped them, and every container rebuilds its index.
+// composite ones), version 6 without the documents' _ts: the store dropped them, and every
+// container rebuilds its index.
 Status Maintenance::RebuildIndexes() {
   COSMOS_ASSIGN_OR_RETURN(auto txn, context_.store().BeginWrite());
   COSMOS_ASSIGN_OR_RETURN(auto databases, txn.ListDatabases());

@@ -32,7 +32,7 @@ class Maintenance {
  private:
   // Schema version 1 files: every document gets its effective-partition-key storage key.
   Status RekeyDocuments();
-  // Schema version 4 files: containers with composite indexes rebuild their index entries.
+  // Schema version 4 to 6 files: every container rebuilds its index entries.
   Status RebuildIndexes();
 
   AccountContext& context_;

@@ -106,7 +106,8 @@ class FileRunner {
   FileOutcome Run() {
     auto store = cosmos::storage::Store::Open({});
     if (!store.ok()) return Abort(0, "cannot open an in-memory store: " + store.status().message());
-    cosmos::engine::AccountOptions options{.min_physical_partitions = physical_partitions_};
+    cosmos::engine::AccountOptions options;
+    options.min_physical_partitions = physical_partitions_;
     account_ = std::make_unique<Account>(std::move(store).value(), options);
     auto database = account_->CreateDatabase(Json{{"id", kDatabaseId}}.dump());
     if (!database.ok()) return Abort(0, "cannot create the database: " + database.status().message());
