@@ -1,6 +1,6 @@
 // The first telemetry container: every reading kept forever. Nobody looks at a reading older than
-// a week, yet each one stays: storage is billed by the GB every month, and a physical partition
-// that passes 50 GB splits, so the container needs more of them (and more RU/s) just to hold history.
+// a week, yet each one stays: storage is billed by the GB every month, a physical partition that
+// passes 50 GB splits in two, and the least RU/s the container may be set to rises with its storage.
 
 export function containerDefinition(id) {
   return { id, partitionKey: { paths: ["/deviceId"] } };  // no defaultTtl: nothing ever expires
