@@ -175,4 +175,20 @@ bool EqualsIgnoreCaseAscii(std::string_view a, std::string_view b) {
   return true;
 }
 
+std::vector<NameValue> SplitNameValues(std::string_view text, char separator) {
+  std::vector<NameValue> pairs;
+  while (!text.empty()) {
+    size_t end = text.find(separator);
+    std::string_view entry = text.substr(0, end);
+    text = end == std::string_view::npos ? std::string_view() : text.substr(end + 1);
+    size_t equals = entry.find('=');
+    if (equals == std::string_view::npos) {
+      pairs.push_back({entry, {}, false});
+    } else {
+      pairs.push_back({entry.substr(0, equals), entry.substr(equals + 1), true});
+    }
+  }
+  return pairs;
+}
+
 }  // namespace cosmos

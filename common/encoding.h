@@ -26,6 +26,15 @@ std::optional<std::string> PercentDecode(std::string_view text);
 // JavaScript's encodeURIComponent does, and those of `also_safe`.
 std::string PercentEncode(std::string_view text, std::string_view also_safe = {});
 
+// "a=1&b=2" split at each `separator` into its names and values (views into `text`); an entry
+// without '=' has no value (has_value false). A value may itself hold '='.
+struct NameValue {
+  std::string_view name;
+  std::string_view value;
+  bool has_value = false;
+};
+std::vector<NameValue> SplitNameValues(std::string_view text, char separator);
+
 // Appends the UTF-8 encoding of one code point (at most U+10FFFF).
 void AppendUtf8(std::string& out, char32_t code_point);
 

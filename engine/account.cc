@@ -10,7 +10,7 @@ Account::Account(std::unique_ptr<storage::Store> store, AccountOptions options)
       queries_(context_, admission_),
       security_(context_),
       scripts_(context_, admission_, items_, queries_),
-      change_feed_(context_),
+      change_feed_(context_, admission_),
       ranges_(context_),
       maintenance_(context_, catalog_) {}
 

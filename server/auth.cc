@@ -40,15 +40,10 @@ std::optional<AuthorizationFields> ParseAuthorization(std::string_view header) {
   std::optional<std::string> decoded = PercentDecode(header);
   if (!decoded) return std::nullopt;
   AuthorizationFields fields;
-  std::string_view rest = *decoded;
-  while (!rest.empty()) {
-    size_t amp = rest.find('&');
-    std::string_view pair = rest.substr(0, amp);
-    rest = amp == std::string_view::npos ? std::string_view() : rest.substr(amp + 1);
-    size_t eq = pair.find('=');
-    if (eq == std::string_view::npos) return std::nullopt;
-    std::string_view name = pair.substr(0, eq);
-    std::string value(pair.substr(eq + 1));
+  for (const NameValue& pair : SplitNameValues(*decoded, '&')) {
+    if (!pair.has_value) return std::nullopt;
+    std::string_view name = pair.name;
+    std::string value(pair.value);
     if (name == "type") {
       fields.type = value;
     } else if (name == "ver") {

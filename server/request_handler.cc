@@ -7,6 +7,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "common/encoding.h"
 #include "common/json.h"
 #include "engine/admission/request_charge.h"
 #include "server/error_mapping.h"
@@ -37,13 +38,9 @@ Result<engine::CostWindow> CostWindowOf(std::string_view target) {
   engine::CostWindow window;
   size_t question = target.find('?');
   std::string_view query = question == std::string_view::npos ? std::string_view() : target.substr(question + 1);
-  while (!query.empty()) {
-    size_t amp = query.find('&');
-    std::string_view pair = query.substr(0, amp);
-    query = amp == std::string_view::npos ? std::string_view() : query.substr(amp + 1);
-    size_t equals = pair.find('=');
-    std::string_view name = pair.substr(0, equals);
-    std::string_view text = equals == std::string_view::npos ? std::string_view() : pair.substr(equals + 1);
+  for (const NameValue& pair : SplitNameValues(query, '&')) {
+    std::string_view name = pair.name;
+    std::string_view text = pair.value;
     int64_t value = 0;
     auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
     bool number = !text.empty() && error == std::errc() && end == text.data() + text.size();
@@ -55,7 +52,7 @@ Result<engine::CostWindow> CostWindowOf(std::string_view target) {
       window.to_second = value;
     } else {
       return Status::BadRequest("The cost report takes hourSeconds (1 to 3600), from and to (seconds since the "
-                                "epoch), not '" + std::string(pair) + "'.");
+                                "epoch), not '" + std::string(name) + "=" + std::string(text) + "'.");
     }
   }
   return window;
@@ -178,10 +175,7 @@ HttpResponse RequestHandler::Finish(const HttpRequest& request, RequestContext& 
   if (!status.ok()) {
     response = ErrorResponse(status, context.activity_id);
     // Unauthenticated and throttled requests consume nothing.
-    bool charged = status.code() != ErrorCode::kUnauthorized && status.code() != ErrorCode::kForbidden &&
-                   status.code() != ErrorCode::kAadOperationNotAllowed &&
-                   status.code() != ErrorCode::kRbacPermissionMissing &&
-                   status.code() != ErrorCode::kRequestRateTooLarge;
+    bool charged = engine::IsChargedFailure(status.code());
     response.AddHeader(headers::kRequestCharge, FormatCharge(charged ? engine::FailedRequestCharge() : 0.0));
   }
 

@@ -52,3 +52,18 @@ TEST_CASE("hex round-trips any bytes and refuses what is not hex", "[encoding]")
   CHECK_FALSE(HexDecode("abc"));
   CHECK_FALSE(HexDecode("zz"));
 }
+
+TEST_CASE("name=value lists split at their separator; a value may hold '='", "[encoding]") {
+  auto pairs = cosmos::SplitNameValues("type=master&ver=1.0&sig=ab==&flag", '&');
+  REQUIRE(pairs.size() == 4);
+  CHECK(pairs[0].name == "type");
+  CHECK(pairs[0].value == "master");
+  CHECK(pairs[2].value == "ab==");
+  CHECK(pairs[3].name == "flag");
+  CHECK_FALSE(pairs[3].has_value);
+  CHECK(cosmos::SplitNameValues("", ',').empty());
+  auto empty_value = cosmos::SplitNameValues("a=,b=2", ',');
+  REQUIRE(empty_value.size() == 2);
+  CHECK(empty_value[0].has_value);
+  CHECK(empty_value[0].value.empty());
+}

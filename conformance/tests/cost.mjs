@@ -3,6 +3,7 @@
 // throughput-driven splits, shared database throughput), serverless accounts, quota headers, and
 // per-partition throttling (429/3200 with x-ms-retry-after-ms) under --rate-limit.
 import * as a from "../lib/assert.mjs";
+import { ChangeFeedStartFrom } from "@azure/cosmos";
 import { makeClient } from "../lib/context.mjs";
 import { rawRequest, seg } from "../lib/raw.mjs";
 import { ServerProcess } from "../lib/server.mjs";
@@ -501,6 +502,69 @@ export default [
       a.deepEq(hottest.largestLogicalPartitions[0].partitionKey, ["hot"], "report: the hot logical partition leads");
       a.eq(partitions.reduce((n, p) => n + p.documents, 0), 12 + coldAccepted + accepted + 30,
         "report: documents stored");
+    },
+  },
+  {
+    name: "the partition and cost reports count every charged request: writes, refusals (409, 404, 412) and change feed pages",
+    requires: ["managed"],
+    async run(ctx) {
+      const server = await ownServer(ctx, []);
+      const client = await ownClient(ctx, server);
+      const admin = async (method, path) =>
+        rawRequest({ endpoint: server.endpoint, key: server.key },
+          { method, path, auth: "none", headers: { "x-cosmolite-key": server.key } });
+      const { database } = await client.databases.create({ id: "billed" });
+      const { container } = await database.containers.create({ id: "c", partitionKey: { paths: ["/pk"] } });
+      let charged = 0;
+      for (let i = 0; i < 20; i++) charged += (await container.items.create({ id: `i${i}`, pk: "p", n: i })).requestCharge;
+      const refusals = [
+        () => container.items.create({ id: "i0", pk: "p" }),                                         // 409
+        () => container.item("missing", "p").read(),                                                // 404 (the SDK resolves it)
+        () => container.item("i1", "p").replace({ id: "i1", pk: "p" }, { accessCondition: { type: "IfMatch", condition: '"stale"' } }), // 412
+      ];
+      for (const refuse of refusals) {
+        try {
+          const answer = await refuse();
+          a.eq(answer.statusCode, 404, "a read of a missing item answers 404");
+          charged += answer.requestCharge;
+        } catch (error) {
+          a.ok([409, 412].includes(error.code), `refused: ${error.code}`);
+          charged += Number(error.headers?.["x-ms-request-charge"]);
+        }
+      }
+      const feed = container.items.getChangeFeedIterator({ changeFeedStartFrom: ChangeFeedStartFrom.Beginning() });
+      for (;;) {
+        const page = await feed.readNext();
+        // The header: the SDK's page.requestCharge is parseInt of it (4.9.3), 1.32 → 1.
+        charged += Number(page.headers["x-ms-request-charge"]);
+        if (page.statusCode === 304) break;
+      }
+
+      const partitions = (await admin("GET", "/_cosmolite/partitions")).json;
+      const entry = partitions.containers.find((c) => c.container === "dbs/billed/colls/c");
+      const reported = entry.physicalPartitions.reduce((sum, p) => sum + p.requestUnits, 0);
+      a.ok(Math.abs(reported - charged) < 0.05, `the partitions consumed what the client was charged: ${reported} against ${charged}`);
+      a.ok(entry.indexEntries >= 20 * 4 && entry.indexBytes > entry.indexEntries * 16, `index size: ${entry.indexEntries} entries, ${entry.indexBytes} bytes`);
+
+      const costs = await admin("GET", "/_cosmolite/cost-report?hourSeconds=1");
+      a.status(costs, 200, "GET /_cosmolite/cost-report");
+      const cost = costs.json.containers.find((c) => c.container === "dbs/billed/colls/c");
+      a.ok(Math.abs(cost.observed.requestUnits - charged) < 0.05, `the cost report counts the same RU: ${cost.observed.requestUnits}`);
+      a.eq(cost.provisioned.ruPerSecond >= 400, true, "provisioned: at least 400 RU/s");
+      a.ok(Math.abs(cost.serverless.monthlyRequestUnits - cost.observed.averageRuPerSecond * 730 * 3600) <
+        cost.serverless.monthlyRequestUnits * 0.001 + 3600, "serverless: the average rate for 730 hours");
+      a.eq(costs.json.listPrices.currency, "USD", "list prices in USD");
+
+      const refused = await admin("GET", "/_cosmolite/cost-report?hourSeconds=0");
+      a.status(refused, 400, "hourSeconds out of range");
+      a.eq(refused.json.code, "BadRequest", "a Cosmos-shaped error");
+      a.status(await admin("DELETE", "/_cosmolite/cost-report"), 204, "a new measurement");
+      const cleared = (await admin("GET", "/_cosmolite/cost-report")).json.containers.find((c) => c.container === "dbs/billed/colls/c");
+      a.eq(cleared.observed.requestUnits, 0, "nothing consumed since");
+
+      const quota = await container.read({ populateQuotaInfo: true });
+      const usage = Object.fromEntries(quota.headers["x-ms-resource-usage"].split(";").filter(Boolean).map((kv) => kv.split("=")));
+      a.ok(Number(usage.collectionSize) > Number(usage.documentsSize), `collectionSize (documents and index) ${usage.collectionSize} KB > documentsSize ${usage.documentsSize} KB`);
     },
   },
 ];

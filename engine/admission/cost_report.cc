@@ -5,6 +5,7 @@
 #include <cmath>
 #include <map>
 
+#include "common/encoding.h"
 #include "engine/catalog/throughput.h"
 
 namespace cosmos::engine {
@@ -27,15 +28,11 @@ double Hundredths(double value) { return std::round(value * 100) / 100; }
 
 Result<ListPrices> ParseListPrices(std::string_view text) {
   ListPrices prices;
-  while (!text.empty()) {
-    size_t comma = text.find(',');
-    std::string_view entry = text.substr(0, comma);
-    text = comma == std::string_view::npos ? std::string_view() : text.substr(comma + 1);
-    size_t equals = entry.find('=');
-    std::string_view name = entry.substr(0, equals);
+  for (const NameValue& entry : SplitNameValues(text, ',')) {
+    std::string_view name = entry.name;
     double value = -1;
-    if (equals != std::string_view::npos) {
-      std::string_view number = entry.substr(equals + 1);
+    if (entry.has_value) {
+      std::string_view number = entry.value;
       auto [end, error] = std::from_chars(number.data(), number.data() + number.size(), value);
       if (error != std::errc() || end != number.data() + number.size()) value = -1;
     }
@@ -46,7 +43,8 @@ Result<ListPrices> ParseListPrices(std::string_view text) {
                                            : nullptr;
     if (price == nullptr || !(value >= 0) || !std::isfinite(value)) {
       return Status::BadRequest("A list price is name=USD with a name of provisioned, autoscale, serverless or "
-                                "storage and a non-negative number, not '" + std::string(entry) + "'.");
+                                "storage and a non-negative number, not '" + std::string(name) +
+                                (entry.has_value ? "=" + std::string(entry.value) : std::string()) + "'.");
     }
     *price = value;
   }

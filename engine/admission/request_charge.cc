@@ -124,4 +124,10 @@ double ScriptCharge(std::chrono::microseconds elapsed) {
 
 double FailedRequestCharge() { return 1.0; }
 
+bool IsChargedFailure(ErrorCode code) {
+  return code != ErrorCode::kUnauthorized && code != ErrorCode::kForbidden &&
+         code != ErrorCode::kAadOperationNotAllowed && code != ErrorCode::kRbacPermissionMissing &&
+         code != ErrorCode::kRequestRateTooLarge;
+}
+
 }  // namespace cosmos::engine

@@ -55,5 +55,8 @@ double QueryCharge(const QueryWork& work, ConsistencyLevel level = ConsistencyLe
 double ScriptCharge(std::chrono::microseconds elapsed);
 // A request that failed after authentication (not found, conflict, precondition, bad input).
 double FailedRequestCharge();
+// Whether a failure with `code` is charged FailedRequestCharge: every one but an authentication or
+// authorization refusal and a throttled request (429), which consume nothing.
+bool IsChargedFailure(ErrorCode code);
 
 }  // namespace cosmos::engine

@@ -1,6 +1,8 @@
 #include "engine/change_feed/change_feed.h"
 
 #include <algorithm>
+#include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -57,20 +59,29 @@ std::string WithLsn(std::string body, int64_t lsn) {
 
 }  // namespace
 
-ChangeFeed::ChangeFeed(AccountContext& context) : context_(context) {}
+ChangeFeed::ChangeFeed(AccountContext& context, Admission& admission) : context_(context), admission_(admission) {}
 
 Result<ChangeFeedResponse> ChangeFeed::Read(const ChangeFeedRequest& request) {
+  std::shared_ptr<const ResolvedContainer> container;
+  std::optional<Result<ChangeFeedResponse>> page;
   {
     COSMOS_ASSIGN_OR_RETURN(auto txn, context_.store().BeginRead());
-    COSMOS_ASSIGN_OR_RETURN(auto container, context_.FindContainer(txn, request.container, /*as_owner=*/true));
+    COSMOS_ASSIGN_OR_RETURN(container, context_.FindContainer(txn, request.container, /*as_owner=*/true));
     COSMOS_ASSIGN_OR_RETURN(auto scope, ResolveScope(container->partition_key, container->routing,
                                                      {request.partition_key_header, request.partition_key_range_id,
                                                       request.start_epk, request.end_epk}));
-    if (!request.all_versions_and_deletes) return ReadLatestVersions(txn, *container, scope, request);
-    if (container->change_log_retention_s > 0) return ReadChangeLog(txn, *container, scope, request);
+    // A feed read uses the throughput of the partitions it reads, as any read does.
+    COSMOS_RETURN_IF_ERROR(admission_.Admit(*container, scope.range_ids));
+    if (!request.all_versions_and_deletes) {
+      page = ReadLatestVersions(txn, *container, scope, request);
+    } else if (container->change_log_retention_s > 0) {
+      page = ReadChangeLog(txn, *container, scope, request);
+    }
   }
   // Started outside the read: an in-memory store's reads hold the lock a write needs.
-  return StartChangeLog(request);
+  if (!page) page = StartChangeLog(request);
+  if (page->ok()) admission_.Charge(*container, page->value().range_ids, page->value().request_charge);
+  return std::move(*page);
 }
 
 Result<ChangeFeedResponse> ChangeFeed::ReadLatestVersions(storage::Transaction& txn, const ResolvedContainer& container,

@@ -159,8 +159,7 @@ Result<ResourceResponse> Items::Patch(const ItemKey& key, const PatchRequest& pa
   COSMOS_ASSIGN_OR_RETURN(auto container, context_.FindContainer(txn, key.container, /*as_owner=*/true));
   if (!container->unique_keys.keys.empty()) COSMOS_RETURN_IF_ERROR(txn.Isolate());
   Step step{txn, *container};
-  COSMOS_ASSIGN_OR_RETURN(auto response, PatchIn(step, key, patch, preconditions));
-  return Finish(step, std::move(response));
+  return Finish(step, PatchIn(step, key, patch, preconditions), key.partition_key_header);
 }
 
 Result<ResourceResponse> Items::PatchIn(Step& step, const ItemKey& key, const PatchRequest& patch,
@@ -192,11 +191,28 @@ Result<ResourceResponse> Items::PatchIn(Step& step, const ItemKey& key, const Pa
   return Store(step.txn, container, checked);
 }
 
-Result<ResourceResponse> Items::Finish(Step& step, ResourceResponse response) {
+Result<ResourceResponse> Items::Finish(Step& step, Result<ResourceResponse> result,
+                                       const std::optional<std::string>& partition_key_header) {
+  if (!result.ok()) return ChargeFailure(step, partition_key_header, result.status());
+  ResourceResponse response = std::move(result).value();
   COSMOS_RETURN_IF_ERROR(step.txn.Commit());
   admission_.Charge(step.container, step.range_ids, response.request_charge);
   if (step.range_ids.size() == 1) response.range_id = step.range_ids.front();
   return response;
+}
+
+Status Items::ChargeFailure(const Step& step, const std::optional<std::string>& partition_key_header,
+                            const Status& failure) {
+  if (!IsChargedFailure(failure.code())) return failure;
+  std::vector<int64_t> range_ids = step.range_ids;
+  if (range_ids.empty()) {
+    // Refused before the item was found (404, a bad body): the partition its key names.
+    Result<PartitionKeyValue> key = HeaderPartitionKey(step.container, partition_key_header);
+    if (!key.ok()) return failure;
+    range_ids = RangeOfKey(step.container, StoragePartitionKey(step.container.partition_key, key.value()));
+  }
+  admission_.Charge(step.container, range_ids, FailedRequestCharge());
+  return failure;
 }
 
 Result<ResourceResponse> Items::Write(const ItemWrite& write, WriteMode mode, const ResourceName* replace_id) {
@@ -212,8 +228,7 @@ Result<ResourceResponse> Items::Write(const ItemWrite& write, WriteMode mode, co
   COSMOS_ASSIGN_OR_RETURN(auto container, context_.FindContainer(txn, write.container, /*as_owner=*/true));
   if (!container->unique_keys.keys.empty()) COSMOS_RETURN_IF_ERROR(txn.Isolate());
   Step step{txn, *container};
-  COSMOS_ASSIGN_OR_RETURN(auto response, WriteIn(step, write, *parsed, mode, replace_id));
-  return Finish(step, std::move(response));
+  return Finish(step, WriteIn(step, write, *parsed, mode, replace_id), write.partition_key_header);
 }
 
 Result<ResourceResponse> Items::WriteIn(Step& step, const ItemWrite& write, ParsedItem& parsed, WriteMode mode,
@@ -359,7 +374,9 @@ Result<ResourceResponse> Items::Read(const ItemKey& key, const Preconditions& pr
   COSMOS_ASSIGN_OR_RETURN(auto txn, context_.store().BeginRead());
   COSMOS_ASSIGN_OR_RETURN(auto container, context_.FindContainer(txn, key.container, /*as_owner=*/true));
   Step step{txn, *container};
-  COSMOS_ASSIGN_OR_RETURN(auto response, ReadIn(step, key, preconditions, consistency));
+  Result<ResourceResponse> read = ReadIn(step, key, preconditions, consistency);
+  if (!read.ok()) return ChargeFailure(step, key.partition_key_header, read.status());
+  ResourceResponse response = std::move(read).value();
   admission_.Charge(*container, step.range_ids, response.request_charge);
   if (step.range_ids.size() == 1) response.range_id = step.range_ids.front();
   return response;
@@ -387,8 +404,7 @@ Result<ResourceResponse> Items::Delete(const ItemKey& key, const Preconditions& 
   COSMOS_ASSIGN_OR_RETURN(auto txn, context_.store().BeginWrite());
   COSMOS_ASSIGN_OR_RETURN(auto container, context_.FindContainer(txn, key.container, /*as_owner=*/true));
   Step step{txn, *container};
-  COSMOS_ASSIGN_OR_RETURN(auto response, DeleteIn(step, key, preconditions));
-  return Finish(step, std::move(response));
+  return Finish(step, DeleteIn(step, key, preconditions), key.partition_key_header);
 }
 
 Result<ResourceResponse> Items::DeleteIn(Step& step, const ItemKey& key, const Preconditions& preconditions) {

@@ -102,7 +102,13 @@ class Items {
   Result<ResourceResponse> RunOperation(Step* step, const ContainerAddress& address, const BatchOperation& operation,
                                         const std::optional<std::string>& partition_key);
   // Commits a point operation's step and charges it.
-  Result<ResourceResponse> Finish(Step& step, ResourceResponse response);
+  // Commits a step's write and charges its partitions. A step that failed (409, 404, 412, a bad
+  // body) charges FailedRequestCharge to the partition it named, as the service's throughput pays
+  // for refusals too, and returns the failure.
+  Result<ResourceResponse> Finish(Step& step, Result<ResourceResponse> result,
+                                  const std::optional<std::string>& partition_key_header);
+  Status ChargeFailure(const Step& step, const std::optional<std::string>& partition_key_header,
+                       const Status& failure);
 
   // A write whose checks have passed: the document (`body` is its client text, usable as is when
   // `compact`), where it goes, and the version it replaces (none: a create).

@@ -22,7 +22,9 @@ export async function consume({ readings, leases, name, handle, pageSize, before
   let feedCharge = 0;
   for (;;) {
     const page = await iterator.readNext();
-    feedCharge += page.requestCharge;
+    // The header, not page.requestCharge: the JavaScript SDK (4.9) rounds a feed page's charge down
+    // to a whole RU there (parseInt).
+    feedCharge += Number(page.headers["x-ms-request-charge"]);
     if (page.statusCode === 304) break;  // nothing new: a service would sleep and poll again
     for (const reading of page.result) await handle(reading);
     changes += page.result.length;
