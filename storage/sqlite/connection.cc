@@ -81,8 +81,24 @@ bool Statement::ColumnIsNull(int column) const {
   return sqlite3_column_type(stmt_, column) == SQLITE_NULL;
 }
 
+namespace {
+
+// Process-wide settings, before SQLite initialises (which the first open does): no memory
+// statistics, whose bookkeeping takes a global mutex on every allocation SQLite makes (nothing
+// here reads sqlite3_memory_used), and the page cache layer.
+void ConfigureSqliteOnce() {
+  static const bool configured = [] {
+    sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
+    InstallPageCacheLayer();
+    return true;
+  }();
+  (void)configured;
+}
+
+}  // namespace
+
 Result<std::unique_ptr<Connection>> Connection::Open(const std::string& path, bool batch_wal_writes) {
-  InstallPageCacheLayer();  // before SQLite initialises, which the first open does
+  ConfigureSqliteOnce();
   const char* vfs = batch_wal_writes ? RegisterWalBatchingVfs() : nullptr;
   sqlite3* db = nullptr;
   int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX;
