@@ -14,17 +14,14 @@
 
 namespace cosmos::server {
 
-struct CaseInsensitiveLess {
-  using is_transparent = void;
-  bool operator()(std::string_view a, std::string_view b) const;
-};
-
-// Header names compare case-insensitively, as HTTP requires.
+// Header names compare case-insensitively, as HTTP requires. They are kept in lower case, so that
+// a lookup by a lower-case name (every name in headers.h) compares bytes: comparing case-blind
+// character by character was 5% of a create's instructions.
 class Headers {
  public:
-  void Set(std::string name, std::string value) { values_[std::move(name)] = std::move(value); }
+  void Set(std::string name, std::string value) { values_[ToLowerAscii(name)] = std::move(value); }
   std::optional<std::string> Get(std::string_view name) const {
-    auto found = values_.find(name);
+    auto found = HasUpperAscii(name) ? values_.find(ToLowerAscii(name)) : values_.find(name);
     if (found == values_.end()) return std::nullopt;
     return found->second;
   }
@@ -34,7 +31,14 @@ class Headers {
   }
 
  private:
-  std::map<std::string, std::string, CaseInsensitiveLess> values_;
+  static bool HasUpperAscii(std::string_view text) {
+    for (char c : text) {
+      if (c >= 'A' && c <= 'Z') return true;
+    }
+    return false;
+  }
+
+  std::map<std::string, std::string, std::less<>> values_;
 };
 
 struct HttpRequest {

@@ -153,7 +153,10 @@ tests.push(
       a.eq((await container.scripts.storedProcedure("hungry").execute("p", [4])).resource, 4, "4 MB fit");
       const { container: roomy } = await ctx.container();
       await roomy.scripts.storedProcedures.create({ id: "hungry", body: hungry });
-      a.eq((await roomy.scripts.storedProcedure("hungry").execute("p", [32])).resource, 32, "the default (64 MB) holds 32 MB");
+      // 20 MB kept is refused at 16 MB and fits in 64: the limit counts the allocator's growth, which
+      // includes each step's temporary 1 MB string until the collector frees it (32 MB kept came
+      // within a few MB of 64 on a loaded machine).
+      a.eq((await roomy.scripts.storedProcedure("hungry").execute("p", [20])).resource, 20, "the default (64 MB) holds 20 MB");
     },
   },
   {
