@@ -291,17 +291,20 @@ Json ParseJson(std::string_view text) {
 JsonTextShape ShapeOfJsonText(std::string_view text) {
   JsonTextShape shape;
   int depth = 0;
-  bool in_string = false;
   for (size_t pos = 0; pos < text.size(); ++pos) {
     char c = text[pos];
-    if (in_string) {
-      if (c == '\\') {
-        ++pos;
-      } else if (c == '"') {
-        in_string = false;
+    if (c == '"') {
+      // Jump over the string (most of a document's bytes) with memchr: it ends at the first quote
+      // not escaped, i.e. not after an odd run of backslashes.
+      const size_t start = pos + 1;
+      for (;;) {
+        const void* quote = std::memchr(text.data() + pos + 1, '"', text.size() - pos - 1);
+        if (quote == nullptr) return shape;  // unterminated: the parser will refuse it
+        pos = static_cast<size_t>(static_cast<const char*>(quote) - text.data());
+        size_t backslashes = 0;
+        while (pos - backslashes > start && text[pos - backslashes - 1] == '\\') ++backslashes;
+        if (backslashes % 2 == 0) break;
       }
-    } else if (c == '"') {
-      in_string = true;
     } else if (c == '{' || c == '[') {
       shape.depth = std::max(shape.depth, ++depth);
     } else if (c == '}' || c == ']') {

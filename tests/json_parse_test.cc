@@ -174,3 +174,60 @@ TEST_CASE("ParseJson refuses text nested deeper than 512 levels, however deep, w
   CHECK(shape.depth == 3);
   CHECK_FALSE(shape.compact);
 }
+
+namespace {
+
+// ShapeOfJsonText as it was written first, a character at a time: the reference for the one that
+// jumps over strings.
+cosmos::JsonTextShape ShapeOneCharacterAtATime(std::string_view text) {
+  cosmos::JsonTextShape shape;
+  int depth = 0;
+  bool in_string = false;
+  for (size_t pos = 0; pos < text.size(); ++pos) {
+    char c = text[pos];
+    if (in_string) {
+      if (c == '\\') {
+        ++pos;
+      } else if (c == '"') {
+        in_string = false;
+      }
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '{' || c == '[') {
+      shape.depth = std::max(shape.depth, ++depth);
+    } else if (c == '}' || c == ']') {
+      --depth;
+    } else if (c == ' ' || c == '\n' || c == '\r' || c == '\t') {
+      shape.compact = false;
+    }
+  }
+  return shape;
+}
+
+}  // namespace
+
+TEST_CASE("ShapeOfJsonText skips strings by their unescaped closing quote", "[common][json]") {
+  CHECK(cosmos::ShapeOfJsonText(R"({"a":"x\"[[","b":1})").depth == 1);      // an escaped quote
+  CHECK(cosmos::ShapeOfJsonText(R"({"a":"x\\","b":[1]})").depth == 2);      // an escaped backslash
+  CHECK(cosmos::ShapeOfJsonText(R"({"a":"\\\"[","b":{}})").depth == 2);     // both, then a bracket inside
+  CHECK(cosmos::ShapeOfJsonText(R"({"a":"unterminated [[)").depth == 1);
+  CHECK(cosmos::ShapeOfJsonText(R"({"a b":"c d"})").compact);               // spaces inside strings
+  // Every text of these characters, up to 7 long, shapes as the character-at-a-time reference.
+  const std::string alphabet = "\"\\{}[] a";
+  std::vector<std::string> texts = {""};
+  for (int length = 1; length <= 7; ++length) {
+    std::vector<std::string> longer;
+    for (const std::string& text : texts) {
+      if (text.size() + 1 != static_cast<size_t>(length)) continue;
+      for (char c : alphabet) longer.push_back(text + c);
+    }
+    for (const std::string& text : longer) {
+      cosmos::JsonTextShape expected = ShapeOneCharacterAtATime(text);
+      cosmos::JsonTextShape shaped = cosmos::ShapeOfJsonText(text);
+      INFO(text);
+      REQUIRE(shaped.depth == expected.depth);
+      REQUIRE(shaped.compact == expected.compact);
+    }
+    texts.insert(texts.end(), longer.begin(), longer.end());
+  }
+}
