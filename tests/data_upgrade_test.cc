@@ -22,23 +22,27 @@ using cosmos::storage::Store;
 
 namespace {
 
-// Rewrites a current data file the way version 1 stored it: partition keys without the
-// effective partition key, no ranges, user_version 1.
-void DowngradeToVersion1(const std::string& path) {
+// Runs `sql` on a closed data file, as an older cosmolite would have left it.
+void RewriteDataFile(const std::string& path, const char* sql) {
   sqlite3* db = nullptr;
   REQUIRE(sqlite3_open(path.c_str(), &db) == SQLITE_OK);
-  const char* sql =
-      "UPDATE documents SET partition_key = substr(partition_key, instr(partition_key, ' ') + 1);"
-      "UPDATE logical_partitions SET partition_key = substr(partition_key, instr(partition_key, ' ') + 1);"
-      "UPDATE unique_key_entries SET partition_key = substr(partition_key, instr(partition_key, ' ') + 1);"
-      "DELETE FROM partition_key_ranges;"
-      "PRAGMA user_version = 1;";
   char* error = nullptr;
   int rc = sqlite3_exec(db, sql, nullptr, nullptr, &error);
   INFO((error ? error : ""));
   sqlite3_free(error);
   sqlite3_close(db);
   REQUIRE(rc == SQLITE_OK);
+}
+
+// Rewrites a current data file the way version 1 stored it: partition keys without the
+// effective partition key, no ranges, user_version 1.
+void DowngradeToVersion1(const std::string& path) {
+  RewriteDataFile(path,
+                  "UPDATE documents SET partition_key = substr(partition_key, instr(partition_key, ' ') + 1);"
+                  "UPDATE logical_partitions SET partition_key = substr(partition_key, instr(partition_key, ' ') + 1);"
+                  "UPDATE unique_key_entries SET partition_key = substr(partition_key, instr(partition_key, ' ') + 1);"
+                  "DELETE FROM partition_key_ranges;"
+                  "PRAGMA user_version = 1;");
 }
 
 // prefix + number, built in two steps (g++ 12 misreports "lit" + string under -Werror=restrict).
@@ -125,14 +129,8 @@ TEST_CASE("a version 3 data file gets offers and its indexes built in the backgr
       REQUIRE_OK(account.CreateItem(ItemWrite{address, KeyHeader(i), body, {}}));
     }
   }
-  {
-    // Version 3 had neither index entries nor offers.
-    sqlite3* db = nullptr;
-    REQUIRE(sqlite3_open(options.path.c_str(), &db) == SQLITE_OK);
-    REQUIRE(sqlite3_exec(db, "DELETE FROM index_entries; DELETE FROM offers; PRAGMA user_version = 3;", nullptr,
-                         nullptr, nullptr) == SQLITE_OK);
-    sqlite3_close(db);
-  }
+  // Version 3 had neither index entries nor offers.
+  RewriteDataFile(options.path, "DELETE FROM index_entries; DELETE FROM offers; PRAGMA user_version = 3;");
   auto store = Store::Open(options);
   REQUIRE_OK(store);
   CHECK(store.value()->opened_schema_version() == 3);
@@ -195,18 +193,12 @@ TEST_CASE("a version 5 data file rebuilds every container's index, with each ent
       REQUIRE_OK(account.CreateItem(ItemWrite{plain, KeyHeader(i), body, {}}));
     }
   }
-  {
-    // Version 5 kept index entries without their partition's hash.
-    sqlite3* db = nullptr;
-    REQUIRE(sqlite3_open(options.path.c_str(), &db) == SQLITE_OK);
-    REQUIRE(sqlite3_exec(db,
-                         "DROP TABLE index_entries; CREATE TABLE index_entries(container_seq INTEGER NOT NULL, "
-                         "path TEXT NOT NULL, value BLOB NOT NULL, document_seq INTEGER NOT NULL, "
-                         "PRIMARY KEY(container_seq, path, value, document_seq)) WITHOUT ROWID; "
-                         "PRAGMA user_version = 5;",
-                         nullptr, nullptr, nullptr) == SQLITE_OK);
-    sqlite3_close(db);
-  }
+  // Version 5 kept index entries without their partition's hash.
+  RewriteDataFile(options.path,
+                  "DROP TABLE index_entries; CREATE TABLE index_entries(container_seq INTEGER NOT NULL, "
+                  "path TEXT NOT NULL, value BLOB NOT NULL, document_seq INTEGER NOT NULL, "
+                  "PRIMARY KEY(container_seq, path, value, document_seq)) WITHOUT ROWID; "
+                  "PRAGMA user_version = 5;");
   auto store = Store::Open(options);
   REQUIRE_OK(store);
   CHECK(store.value()->opened_schema_version() == 5);
@@ -306,16 +298,9 @@ TEST_CASE("index sizes follow every write; a version 6 data file rebuilds its in
     CHECK(kept.first > 100);
   }
   auto before = CountedIndex(options.path, "c");
-  {
-    // Version 6 had neither index_sizes nor the documents' _ts in the index.
-    sqlite3* db = nullptr;
-    REQUIRE(sqlite3_open(options.path.c_str(), &db) == SQLITE_OK);
-    REQUIRE(sqlite3_exec(db,
-                         "DELETE FROM index_entries WHERE path = '/_ts'; DROP TABLE index_sizes; "
-                         "PRAGMA user_version = 6;",
-                         nullptr, nullptr, nullptr) == SQLITE_OK);
-    sqlite3_close(db);
-  }
+  // Version 6 had neither index_sizes nor the documents' _ts in the index.
+  RewriteDataFile(options.path,
+                  "DELETE FROM index_entries WHERE path = '/_ts'; DROP TABLE index_sizes; PRAGMA user_version = 6;");
   auto store = Store::Open(options);
   REQUIRE_OK(store);
   CHECK(store.value()->opened_schema_version() == 6);

@@ -76,7 +76,7 @@ export default {
       ["RU of the writes", ru(writesForever), ru(writesWindow)],
       ["RU per write", ru(perWriteForever), ru(perWriteWindow)],
       ["old readings removed", `${job.deleted.toLocaleString("en-US")} by a cleanup job`, `${expired.toLocaleString("en-US")} expired`],
-      ["RU to remove them", ru(job.requestCharge), ru(expiryCharge) + 0],
+      ["RU to remove them", ru(job.requestCharge), ru(expiryCharge) + 0],  // + 0: a -0 difference prints as 0
       ["documents left", afterJob.documents, atEnd.window.documents],
     ]);
     const growth = atEnd.forever.kb / atEnd.window.kb;
