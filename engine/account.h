@@ -79,6 +79,9 @@ class Account {
 
   // Items and the read feed: items/items.h.
   static Result<ParsedItem> ParseItem(std::string_view body) { return Items::ParseItem(body); }
+  Result<ParsedItem> ParseItemFor(const ContainerAddress& container, std::string_view body) const {
+    return items_.ParseItemFor(container, body);
+  }
   Result<ResourceResponse> CreateItem(const ItemWrite& write) { return items_.Create(write); }
   Result<ResourceResponse> UpsertItem(const ItemWrite& write) { return items_.Upsert(write); }
   Result<ResourceResponse> ReplaceItem(const ItemWrite& write, const ResourceName& id) {

@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -16,6 +17,7 @@
 #include "common/status.h"
 #include "engine/admission/cost_report.h"
 #include "engine/admission/request_charge.h"
+#include "storage/records.h"
 
 namespace cosmos::engine {
 
@@ -92,6 +94,12 @@ struct ParsedItem {
   Json document;
   std::string id;
   bool compact = false;  // the text has no whitespace outside strings: it can be extended as is
+  // The document's index entries but its _ts's (the write adds that one), computed off the write
+  // thread with the indexing policy `indexed_with` points to (Account::ParseItemFor). The write
+  // uses them only if the container it resolves holds that very policy object; otherwise (no
+  // policy cached yet, or one replaced meanwhile) it computes them itself.
+  std::vector<storage::IndexEntry> index_entries;
+  std::shared_ptr<const void> indexed_with;
 };
 
 struct ItemWrite {

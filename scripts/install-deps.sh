@@ -13,6 +13,7 @@ build_packages=(
   libboost-dev            # Boost.Beast / Asio (header-only, 1.74)
   libssl-dev              # TLS and HMAC-SHA256
   libsqlite3-dev
+  libabsl-dev             # Abseil's B-trees: the index of an in-memory store
   nlohmann-json3-dev
   libspdlog-dev
   libcli11-dev

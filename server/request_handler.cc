@@ -145,7 +145,8 @@ RequestContext RequestHandler::Inspect(const HttpRequest& request, bool parse_it
   if (context.refused.ok()) context.refused = CheckCommonHeaders(request);
   if (parse_item && context.refused.ok()) {
     const Route* route = FindRoute(*path, VerbOf(request));
-    if (route && route->parses_item) context.item = engine::Account::ParseItem(request.body);
+    // With the container's cached policy, the document's index entries are computed here too.
+    if (route && route->parses_item) context.item = account_.ParseItemFor(ContainerOf(*path), request.body);
   }
   context.path = std::move(path.value());
   return context;

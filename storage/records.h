@@ -81,6 +81,7 @@ struct ScriptRecord {
 struct IndexEntry {
   std::string path;
   std::string value;
+  bool operator==(const IndexEntry&) const = default;
 };
 
 // A container whose index is being built: documents with seq above after_seq are still to do.

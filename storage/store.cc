@@ -1,5 +1,7 @@
 #include "storage/store.h"
 
+#include "storage/memory_index.h"
+
 #include <algorithm>
 #include <chrono>
 
@@ -14,6 +16,7 @@ Store::Store(std::unique_ptr<sqlite::Connection> connection, std::unique_ptr<Wal
     : opened_schema_version_(opened_schema_version),
       connection_(std::move(connection)),
       checkpointer_(std::move(checkpointer)),
+      memory_index_(read_path.empty() ? std::make_unique<MemoryIndex>() : nullptr),
       read_path_(std::move(read_path)) {}
 
 // The read connections and the checkpointer close before the writing connection, which, as the
@@ -169,6 +172,13 @@ Status Store::CommitOpenGroup() {
   Status status = commit ? WriteCountedLsns() : Status();
   if (status.ok()) status = commit ? connection_->Run("COMMIT") : connection_->Run("ROLLBACK");
   if (status.ok() && commit) lsns_to_write_.clear();
+  if (memory_index_) {
+    if (status.ok() && commit) {
+      memory_index_->Commit();
+    } else {
+      memory_index_->RollBack();
+    }
+  }
   if (status.ok() && group_spoiled_) {
     status = Status::Internal("a write failed part-way through; the writes that were to commit with it were undone");
   }

@@ -45,6 +45,7 @@ namespace cosmos::storage {
 namespace sqlite {
 class Connection;
 }
+class MemoryIndex;
 
 struct StoreOptions {
   // SQLite file to open or create. Empty: keep everything in memory.
@@ -143,6 +144,11 @@ class Transaction {
   // that exists, or deleting one that does not, is not an error.
   Status InsertIndexEntries(int64_t container_seq, int64_t document_seq, std::string_view partition_key,
                             const std::vector<IndexEntry>& entries);
+  // The same for entries none of which is in the index yet: a new document's, or those a replaced
+  // document gains. A repeated entry goes in once. Several go in per statement, sparing a
+  // statement's start and end per entry; kInternal if one turns out to be there already.
+  Status InsertNewIndexEntries(int64_t container_seq, int64_t document_seq, std::string_view partition_key,
+                               const std::vector<IndexEntry>& entries);
   Status DeleteIndexEntries(int64_t container_seq, int64_t document_seq, std::string_view partition_key,
                             const std::vector<IndexEntry>& entries);
   // The seqs of the documents with an entry at `path` between the bounds (encoded values; an
@@ -297,6 +303,14 @@ class Transaction {
   int64_t ContainerLsn(int64_t container_seq, int64_t row_lsn) const;
   // Adds `change` (negative when entries were deleted) to the container's row of index_sizes.
   Status AddToIndexSize(int64_t container_seq, const IndexSize& change);
+  // Rows changed so far through the store's connection and its memory index: a write compares
+  // the count to learn whether it changed anything.
+  int64_t ChangesSoFar() const;
+  // The in-memory store's index (memory_index.h); nullptr in a file store, whose entries are rows
+  // of index_entries. Only a locked transaction (never a pooled read) belongs to such a store.
+  MemoryIndex* memory_index() const;
+  // Erases every index entry of a container (with DeleteContainer and StartIndexBuild).
+  Status EraseContainerIndex(int64_t container_seq);
 
   std::unique_lock<std::mutex> lock_;
   Store* store_;
@@ -374,6 +388,7 @@ class Store {
   Status failed_status_;                             // guarded by mu_
   std::vector<std::function<void()>> group_done_;    // guarded by mu_: AfterGroup calls of the open group
   std::unique_ptr<WalCheckpointer> checkpointer_;    // file stores: checkpoints off the write path
+  std::unique_ptr<MemoryIndex> memory_index_;        // in-memory stores: the index; guarded by mu_
   const std::string read_path_;                      // file stores: what read connections open
   std::mutex readers_mu_;
   std::vector<std::unique_ptr<sqlite::Connection>> idle_readers_;  // guarded by readers_mu_

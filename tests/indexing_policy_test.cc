@@ -1,6 +1,7 @@
 #include "engine/indexing/indexing_policy.h"
 
 #include <algorithm>
+#include <tuple>
 
 #include "engine/planning/index_lookup.h"
 #include "query/parser/parser.h"
@@ -152,6 +153,35 @@ TEST_CASE("index entries: one per indexed scalar, with array elements under []",
   CHECK(entries[1].value == "4a");
   CHECK(ChargedIndexTerms(entries) == 4);
   CHECK(policy.CountIndexedTerms(Json::parse(R"({"id":"x","_ts":1})")) == 1);
+}
+
+TEST_CASE("index entries computed before the write sets _ts are those of the stored document", "[indexing]") {
+  auto sorted = [](std::vector<storage::IndexEntry> entries) {
+    std::sort(entries.begin(), entries.end(),
+              [](const auto& a, const auto& b) { return std::tie(a.path, a.value) < std::tie(b.path, b.value); });
+    return entries;
+  };
+  const int64_t stored_ts = 1733450000;
+  for (const char* policy_text :
+       {R"({})", R"({"excludedPaths":[{"path":"/*"}]})", R"({"indexingMode":"none","automatic":false})",
+        R"({"compositeIndexes":[[{"path":"/cat"},{"path":"/o/n","order":"descending"}]]})"}) {
+    IndexingPolicy policy = PolicyOf(policy_text);
+    // Without a _ts, with a client's _ts (which the stored one replaces) and with an object there.
+    for (const char* document_text : {R"({"id":"x","cat":"a","o":{"n":2},"tags":["t","t"]})",
+                                      R"({"id":"x","_ts":5,"cat":"a","o":{"n":2}})",
+                                      R"({"id":"x","_ts":{"a":1},"cat":"b"})"}) {
+      INFO(policy_text << " " << document_text);
+      Json document = Json::parse(document_text);
+      auto ahead = policy.IndexEntriesBesideTimestamp(document);
+      REQUIRE(ahead);
+      if (auto timestamp = policy.TimestampIndexEntry(stored_ts)) ahead->push_back(*timestamp);
+      document["_ts"] = stored_ts;
+      CHECK(sorted(*ahead) == sorted(policy.IndexEntries(document)));
+    }
+  }
+  // A composite index over _ts needs the stored value: no entries ahead of the write.
+  IndexingPolicy by_time = PolicyOf(R"({"compositeIndexes":[[{"path":"/cat"},{"path":"/_ts"}]]})");
+  CHECK_FALSE(by_time.IndexEntriesBesideTimestamp(Json::parse(R"({"id":"x","cat":"a"})")));
 }
 
 TEST_CASE("composite index values sort in the composite index's directions", "[indexing]") {

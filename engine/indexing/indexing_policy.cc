@@ -253,12 +253,13 @@ void IndexingPolicy::Walk(const Json& node, DocumentPath& path, Visit& visit) co
 }
 
 template <typename Visit>
-void IndexingPolicy::ForEachIndexed(const Json& document, Visit&& visit) const {
+void IndexingPolicy::ForEachIndexed(const Json& document, Visit&& visit, bool skip_timestamp) const {
   if (disabled_ || !document.is_object()) return;
   DocumentPath path;
   for (const auto& [name, child] : document.items()) {
     // _ts is indexed (IsIndexed) like a property of the client's; the other system properties are not.
     if (name == "_rid" || name == "_self" || name == "_etag" || name == "_attachments") continue;
+    if (skip_timestamp && name == "_ts") continue;
     path.assign(1, name);
     Walk(child, path, visit);
   }
@@ -279,10 +280,31 @@ int64_t ChargedIndexTerms(const std::vector<storage::IndexEntry>& entries) {
 }
 
 std::vector<storage::IndexEntry> IndexingPolicy::IndexEntries(const Json& document) const {
+  return EntriesOf(document, /*skip_timestamp=*/false);
+}
+
+std::optional<std::vector<storage::IndexEntry>> IndexingPolicy::IndexEntriesBesideTimestamp(const Json& document) const {
+  for (const CompositeIndex& index : composites_) {
+    for (const OrderByPath& item : index.paths) {
+      if (!item.path.empty() && item.path.front() == "_ts") return std::nullopt;
+    }
+  }
+  return EntriesOf(document, /*skip_timestamp=*/true);
+}
+
+std::optional<storage::IndexEntry> IndexingPolicy::TimestampIndexEntry(int64_t ts) const {
+  if (disabled_) return std::nullopt;
+  return storage::IndexEntry{kTimestampIndexPath, *EncodeIndexValue(Json(ts))};
+}
+
+std::vector<storage::IndexEntry> IndexingPolicy::EntriesOf(const Json& document, bool skip_timestamp) const {
   std::vector<storage::IndexEntry> entries;
-  ForEachIndexed(document, [&entries](const DocumentPath& path, const Json& value) {
-    if (std::optional<std::string> encoded = EncodeIndexValue(value)) entries.push_back({IndexPathText(path), *encoded});
-  });
+  ForEachIndexed(
+      document,
+      [&entries](const DocumentPath& path, const Json& value) {
+        if (std::optional<std::string> encoded = EncodeIndexValue(value)) entries.push_back({IndexPathText(path), *encoded});
+      },
+      skip_timestamp);
   if (disabled_ || !document.is_object()) return entries;
   for (const CompositeIndex& index : composites_) {
     std::vector<std::pair<std::string, bool>> components;

@@ -49,6 +49,14 @@ class IndexingPolicy {
   // paths all hold scalars in the document, stored under CompositeEntryPath with the values
   // encoded by EncodeCompositeValue. Write charges count them all.
   std::vector<storage::IndexEntry> IndexEntries(const Json& document) const;
+  // The same for a document whose _ts the write has yet to set, so that the work can happen off
+  // the write thread: every entry but those under the document's own "_ts" (a client's value,
+  // which the stored one replaces). With TimestampIndexEntry(t) added, the same entries as
+  // IndexEntries of the document with _ts = t. nullopt when a composite index includes _ts: its
+  // entries need the stored value.
+  std::optional<std::vector<storage::IndexEntry>> IndexEntriesBesideTimestamp(const Json& document) const;
+  // The entry of a stored _ts; nullopt while indexing is off.
+  std::optional<storage::IndexEntry> TimestampIndexEntry(int64_t ts) const;
   // Checks that an ORDER BY can be served as the service requires: one item needs a range index
   // on its path; several need a composite index with the same paths in the same order and
   // directions all equal or all inverted. kBadRequest with the service's message otherwise.
@@ -75,7 +83,8 @@ class IndexingPolicy {
   };
   // Calls `visit(path)` for every indexed scalar of the document's client properties.
   template <typename Visit>
-  void ForEachIndexed(const Json& document, Visit&& visit) const;
+  void ForEachIndexed(const Json& document, Visit&& visit, bool skip_timestamp = false) const;
+  std::vector<storage::IndexEntry> EntriesOf(const Json& document, bool skip_timestamp) const;
   template <typename Visit>
   void Walk(const Json& node, DocumentPath& path, Visit& visit) const;
 

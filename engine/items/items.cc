@@ -123,6 +123,19 @@ Result<ParsedItem> Items::ParseItem(std::string_view body) {
   return parsed;
 }
 
+Result<ParsedItem> Items::ParseItemFor(const ContainerAddress& container, std::string_view body) const {
+  COSMOS_ASSIGN_OR_RETURN(ParsedItem parsed, ParseItem(body));
+  std::shared_ptr<const ResolvedContainer> cached = context_.CachedContainer(container);
+  if (!cached) return parsed;
+  std::optional<std::vector<storage::IndexEntry>> entries = cached->indexing.IndexEntriesBesideTimestamp(parsed.document);
+  if (!entries) return parsed;
+  parsed.index_entries = std::move(*entries);
+  // Points at the policy, and keeps the container that holds it alive, so that the address cannot
+  // be reused by another policy before the write compares it.
+  parsed.indexed_with = std::shared_ptr<const void>(cached, &cached->indexing);
+  return parsed;
+}
+
 Result<ParsedItem> Items::ParseDocument(Json body, std::string& text) {
   if (!body.is_object()) return Status::BadRequest("The document must be a JSON object.");
   text = body.dump();
@@ -270,7 +283,8 @@ Result<ResourceResponse> Items::WriteIn(Step& step, const ItemWrite& write, Pars
   }  // a create learns of a duplicate id from the insert itself
   // If-Match guards a replace of an existing document; an upsert that inserts ignores it.
   if (existing) COSMOS_RETURN_IF_ERROR(CheckIfMatch(write.preconditions, existing->etag));
-  CheckedWrite checked{document, write.body, compact, id, std::move(partition_key), std::move(existing), step.lsn};
+  CheckedWrite checked{document, write.body, compact, id, std::move(partition_key), std::move(existing), step.lsn,
+                       &parsed};
   return Store(txn, *container, checked);
 }
 
@@ -309,9 +323,16 @@ Result<ResourceResponse> Items::Store(storage::Transaction& txn, const ResolvedC
                                                   context_.options().logical_partition_cap_bytes));
 
   // The index sees the document as stored: with the _ts given here (indexed, as on the service),
-  // never one the client sent.
+  // never one the client sent. Its other entries may have been computed off the write thread with
+  // this very policy.
   document["_ts"] = system.ts;
-  std::vector<storage::IndexEntry> index_entries = container.indexing.IndexEntries(document);
+  std::vector<storage::IndexEntry> index_entries;
+  if (write.parsed != nullptr && write.parsed->indexed_with && write.parsed->indexed_with.get() == &container.indexing) {
+    index_entries = std::move(write.parsed->index_entries);
+    if (auto timestamp = container.indexing.TimestampIndexEntry(system.ts)) index_entries.push_back(std::move(*timestamp));
+  } else {
+    index_entries = container.indexing.IndexEntries(document);
+  }
   std::vector<storage::IndexEntry> old_index_entries;
   // A replaced document keeps the entries it shares with its new version: only the difference
   // goes out of and into the index.
@@ -337,7 +358,7 @@ Result<ResourceResponse> Items::Store(storage::Transaction& txn, const ResolvedC
     COSMOS_RETURN_IF_ERROR(inserted);
   }
   COSMOS_RETURN_IF_ERROR(
-      txn.InsertIndexEntries(container.container.seq, record.seq, record.partition_key,
+      txn.InsertNewIndexEntries(container.container.seq, record.seq, record.partition_key,
                              existing ? entries_to_insert : index_entries));
   for (size_t index = 0; index < unique_values.size(); ++index) {
     Status inserted = txn.InsertUniqueKeyEntry(container.container.seq, partition_key,

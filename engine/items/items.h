@@ -30,6 +30,9 @@ class Items {
   // The checks of a document's text that come before any other of a write (see ParsedItem).
   // Thread-safe, and touches no store.
   static Result<ParsedItem> ParseItem(std::string_view body);
+  // ParseItem, and when `container` is cached, the document's index entries too (ParsedItem::
+  // index_entries), so that the write thread need not walk the document. Thread-safe.
+  Result<ParsedItem> ParseItemFor(const ContainerAddress& container, std::string_view body) const;
   // The same checks of a document given as JSON (a batch operation's, a script's); `text`
   // receives its compact serialization, which the write stores (extended in place) rather than
   // serializing it again.
@@ -120,6 +123,7 @@ class Items {
     std::string partition_key;  // storage key
     std::optional<storage::DocumentRecord> existing;
     std::optional<int64_t> lsn;  // the batch's (Step::lsn)
+    ParsedItem* parsed = nullptr;  // its index entries, if computed ahead (ParseItemFor)
   };
   // Stores a checked write inside `txn` with its index, unique-key and change-log entries, and
   // prices it.

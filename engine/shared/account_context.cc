@@ -78,6 +78,10 @@ Result<std::shared_ptr<const ResolvedContainer>> AccountContext::FindContainer(T
   return container;
 }
 
+std::shared_ptr<const ResolvedContainer> AccountContext::CachedContainer(const ContainerAddress& address) const {
+  return containers_.Find(CacheKey(address));
+}
+
 Result<std::shared_ptr<const ResolvedContainer>> AccountContext::ResolveContainer(Transaction& txn,
                                                                            const ContainerAddress& address,
                                                                            bool as_owner) {

@@ -29,6 +29,9 @@ class AccountContext {
   // address's intended_rid is kIncorrectContainerRid.
   Result<std::shared_ptr<const ResolvedContainer>> FindContainer(storage::Transaction& txn,
                                                                  const ContainerAddress& address, bool as_owner);
+  // The container as the cache holds it now, without a store: nullptr when not cached. Thread-safe;
+  // for work done ahead of a write (Items::ParseItemFor), which the write checks still holds.
+  std::shared_ptr<const ResolvedContainer> CachedContainer(const ContainerAddress& address) const;
   // Records a change to a database or container definition (or to anything the cache holds of
   // it: ranges, offers, index builds, LSNs) made by `txn`: the container cache forgets everything
   // now and again once the change is committed or rolled back.
