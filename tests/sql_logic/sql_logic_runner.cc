@@ -3,12 +3,15 @@
 #include <algorithm>
 #include <cmath>
 #include <exception>
+#include <filesystem>
 #include <limits>
 #include <map>
 #include <memory>
 #include <optional>
 #include <regex>
 #include <sstream>
+
+#include <unistd.h>
 
 #include <nlohmann/json.hpp>
 
@@ -97,15 +100,18 @@ struct QueryRun {
   double charge = 0;
 };
 
-// Runs a file in a fresh in-memory account whose containers get `physical_partitions` ranges.
+// Runs a file in a fresh account whose containers get `physical_partitions` ranges, kept in memory
+// or, with `data_file` set, in that file (the two keep their index apart: storage/memory_index.h).
 class FileRunner {
  public:
-  FileRunner(const TestFile& file, int physical_partitions)
-      : file_(file), physical_partitions_(physical_partitions) {}
+  FileRunner(const TestFile& file, int physical_partitions, std::string data_file = "")
+      : file_(file), physical_partitions_(physical_partitions), data_file_(std::move(data_file)) {}
 
   FileOutcome Run() {
-    auto store = cosmos::storage::Store::Open({});
-    if (!store.ok()) return Abort(0, "cannot open an in-memory store: " + store.status().message());
+    cosmos::storage::StoreOptions store_options;
+    store_options.path = data_file_;
+    auto store = cosmos::storage::Store::Open(store_options);
+    if (!store.ok()) return Abort(0, "cannot open the store: " + store.status().message());
     cosmos::engine::AccountOptions options;
     options.min_physical_partitions = physical_partitions_;
     account_ = std::make_unique<Account>(std::move(store).value(), options);
@@ -145,7 +151,8 @@ class FileRunner {
 
   void Fail(int line, const std::string& message) {
     outcome_.failures.push_back({line, file_.path + ":" + std::to_string(line) + ": [" +
-                                           std::to_string(physical_partitions_) + " physical partitions] " + message});
+                                           std::to_string(physical_partitions_) + " physical partitions" +
+                                           (data_file_.empty() ? "" : ", file store") + "] " + message});
   }
 
   bool CreateContainer(const ContainerStep& step) {
@@ -323,6 +330,7 @@ class FileRunner {
 
   const TestFile& file_;
   const int physical_partitions_;
+  const std::string data_file_;
   std::unique_ptr<Account> account_;
   std::optional<ContainerAddress> container_;
   PartitionKeyDefinition key_definition_;
@@ -340,8 +348,19 @@ std::string CanonicalRow(const std::string& json) {
 
 FileOutcome RunTestFile(const TestFile& file) {
   FileOutcome outcome;
-  for (int physical_partitions : file.partitions) {
-    FileOutcome run = FileRunner(file, physical_partitions).Run();
+  // Each partition count in memory, then the last one again in a data file.
+  const std::filesystem::path scratch =
+      std::filesystem::temp_directory_path() / ("cosmolite-sql-logic-" + std::to_string(::getpid()));
+  std::vector<std::pair<int, std::string>> runs;
+  for (int physical_partitions : file.partitions) runs.emplace_back(physical_partitions, "");
+  if (!file.partitions.empty()) runs.emplace_back(file.partitions.back(), (scratch / "data.db").string());
+  for (const auto& [physical_partitions, data_file] : runs) {
+    if (!data_file.empty()) {
+      std::filesystem::remove_all(scratch);
+      std::filesystem::create_directories(scratch);
+    }
+    FileOutcome run = FileRunner(file, physical_partitions, data_file).Run();
+    if (!data_file.empty()) std::filesystem::remove_all(scratch);
     outcome.failures.insert(outcome.failures.end(), run.failures.begin(), run.failures.end());
     // A block both runs got wrong is rewritten once, with the rows of the first run.
     for (Rewrite& rewrite : run.rewrites) {
