@@ -40,8 +40,8 @@ std::string Join(const char* prefix, const std::string& text) {
   return joined;
 }
 
-// A document of partition "k<seq % 5>" with entries at /a (a value of 12), /b (a string, repeated
-// for some) and /arr (two values of 4).
+// A document of partition "k<seq % 5>" with entries at /a (a value of 12), /b (a string), /arr
+// (two values of 4, sometimes the same) and /long (two long or odd values).
 struct Written {
   DocumentRecord record;
   std::vector<IndexEntry> entries;
@@ -53,7 +53,9 @@ Written MakeDocument(int64_t seq, std::mt19937& random) {
                                   "\"e\"", seq};
   auto pick = [&](int values) { return std::to_string(random() % values); };
   written.entries = {{"/a", Join("3", pick(12))}, {"/b", Join("4s", pick(3))}, {"/arr/[]", Join("3", pick(4))},
-                     {"/arr/[]", Join("3", pick(4))}};
+                     {"/arr/[]", Join("3", pick(4))},
+                     // Values alike in their first 16 bytes, or holding NULs, as composite ones do.
+                     {"/long", Join("4a-shared-prefix-", pick(3))}, {"/long", std::string("4a\0\0", 4) + pick(3)}};
   return written;
 }
 
@@ -113,16 +115,17 @@ TEST_CASE("the in-memory index answers every lookup as the index_entries table d
   CHECK(memory_size->entries == file_size->entries);
   CHECK(memory_size->bytes == file_size->bytes);
   CHECK(memory_size->entries > 300);
-  for (const char* path : {"/a", "/b", "/arr/[]", "/none"}) {
+  for (const char* path : {"/a", "/b", "/arr/[]", "/long", "/none"}) {
     CHECK(memory.CountIndexEntries(kContainer, path).value() == file.CountIndexEntries(kContainer, path).value());
   }
 
-  const std::vector<std::string> bounds = {"", "3", "30", "35", "38", "399", "4", "4s1", "4s2", "5"};
+  const std::vector<std::string> bounds = {"", "3", "30", "35", "38", "399", "4", "4s1", "4s2", "5",
+                                           "4a-shared-prefix", "4a-shared-prefix-1", std::string("4a\0\0", 4)};
   const std::vector<DocumentScope> scopes = {DocumentScope::All(), DocumentScope::Partition("k2"),
                                              DocumentScope::KeyRange("k1", std::string("k3")),
                                              DocumentScope::KeyRange("k3", std::nullopt)};
   int compared = 0;
-  for (const char* path : {"/a", "/b", "/arr/[]"}) {
+  for (const char* path : {"/a", "/b", "/arr/[]", "/long"}) {
     for (const std::string& lower : bounds) {
       for (const std::string& upper : bounds) {
         for (bool lower_inclusive : {true, false}) {
