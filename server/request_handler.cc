@@ -143,10 +143,10 @@ RequestContext RequestHandler::Inspect(const HttpRequest& request, bool parse_it
   bool write = verb != Verb::kGet && verb != Verb::kHead && verb != Verb::kQuery;
   context.refused = authorizer_.Authorize(request, *path, write, options_.now_seconds());
   if (context.refused.ok()) context.refused = CheckCommonHeaders(request);
-  if (parse_item && context.refused.ok()) {
-    const Route* route = FindRoute(*path, VerbOf(request));
-    // With the container's cached policy, the document's index entries are computed here too.
-    if (route && route->parses_item) context.item = account_.ParseItemFor(ContainerOf(*path), request.body);
+  context.route = FindRoute(*path, verb);
+  // With the container's cached policy, the document's index entries are computed here too.
+  if (parse_item && context.refused.ok() && context.route && context.route->parses_item) {
+    context.item = account_.ParseItemFor(ContainerOf(*path), request.body);
   }
   context.path = std::move(path.value());
   return context;

@@ -22,6 +22,8 @@
 
 namespace cosmos::server {
 
+struct Route;
+
 struct HandlerOptions {
   std::string authority_pem;  // the certificate clients trust, served at /_explorer/emulator.pem; empty without TLS
   // Where the data explorer's files come from (--explorer-dir): empty, the ones built in.
@@ -56,6 +58,7 @@ struct RequestContext {
   std::optional<HttpResponse> operational;   // /alive, /ready, the certificate: answered already
   bool is_admin = false;                     // /_cosmolite/...
   std::optional<ResourcePath> path;          // set when the path parsed (and not admin)
+  const Route* route = nullptr;              // its route (routes.h), once path and verb are known
   Status refused;                            // why the path or the signature failed, if either did
   std::optional<Result<engine::ParsedItem>> item;  // an item write's document, checked
 };

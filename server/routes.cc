@@ -136,7 +136,8 @@ const Route* FindRoute(const ResourcePath& path, Verb verb) {
 }
 
 Result<HttpResponse> Dispatch(const RouteCall& call) {
-  const Route* route = FindRoute(call.path, VerbOf(call.request));
+  // Found already when the request was inspected (on an I/O thread, for a write).
+  const Route* route = call.context.route != nullptr ? call.context.route : FindRoute(call.path, VerbOf(call.request));
   if (!route) return WrongMethod(call.request);
   return route->handler(call);
 }

@@ -77,7 +77,9 @@ class Transaction {
   Transaction& operator=(Transaction&&) = delete;
   ~Transaction();
 
-  // Returns the next never-used sequence number of a kind (never reused, even after deletes).
+  // Returns the next never-used sequence number of a kind (never reused, even after deletes). A
+  // document seq is handed out once (one whose write fails is skipped); another kind's stays the
+  // next until a row takes it.
   Result<int64_t> NextSeq(SeqKind kind);
 
   Result<std::optional<DatabaseRecord>> FindDatabase(std::string_view id);
@@ -398,6 +400,10 @@ class Store {
   // seqs are not reused, so the count of a deleted container is merely unused.
   std::unordered_map<int64_t, int64_t> container_lsns_;  // guarded by mu_
   std::vector<int64_t> lsns_to_write_;                   // guarded by mu_: containers whose row lags
+  // The next document seq NextSeq hands out, once read from sqlite_sequence (0: not yet): every
+  // create asked SQLite before. Counted ahead of the table, which learns a seq when its document
+  // is inserted, so a seq whose write fails or rolls back is skipped, never handed out twice.
+  int64_t next_document_seq_ = 0;  // guarded by mu_
 };
 
 }  // namespace cosmos::storage

@@ -1,14 +1,19 @@
 #include "storage/store.h"
 
+#include "storage/memory_index.h"
 #include "storage/sqlite/connection.h"
 
 namespace cosmos::storage {
 namespace {
 
 // Undoes one write of a commit group, leaving the group's other writes in place.
-void RollBackSavepoint(sqlite::Connection& connection) {
+void RollBackSavepoint(sqlite::Connection& connection, MemoryIndex* memory_index) {
   (void)connection.Run("ROLLBACK TO write");
   (void)connection.Run("RELEASE write");
+  if (memory_index != nullptr) {
+    memory_index->RollBackToSavepoint();
+    memory_index->ReleaseSavepoint();
+  }
 }
 
 }  // namespace
@@ -19,7 +24,7 @@ Transaction::Transaction(std::unique_lock<std::mutex> lock, Store* store, uint64
       connection_(store->connection_.get()),
       group_(group),
       write_open_(group != 0),
-      changes_before_(group != 0 ? connection_->TotalChanges() : 0) {}
+      changes_before_(group != 0 ? ChangesSoFar() : 0) {}
 
 Transaction::Transaction(Store* store, std::unique_ptr<sqlite::Connection> reader)
     : store_(store), reader_(std::move(reader)), connection_(reader_.get()) {}
@@ -47,8 +52,8 @@ Transaction::~Transaction() {
   if (lock_.owns_lock()) connection_->ResetStatements();
   if (!write_open_) return;
   if (savepoint_open_) {
-    RollBackSavepoint(*connection_);
-  } else if (connection_->TotalChanges() != changes_before_) {
+    RollBackSavepoint(*connection_, memory_index());
+  } else if (ChangesSoFar() != changes_before_) {
     store_->group_spoiled_ = true;  // part of this write is in the group and cannot come out alone
   }
   (void)store_->FinishWrite(lock_, group_);
@@ -56,26 +61,40 @@ Transaction::~Transaction() {
 
 Status Transaction::Isolate() {
   if (!write_open_ || savepoint_open_) return Status();
-  if (connection_->TotalChanges() != changes_before_) {
+  if (ChangesSoFar() != changes_before_) {
     return Status::Internal("a write asked to be isolated after it changed something");
   }
   COSMOS_RETURN_IF_ERROR(connection_->Run("SAVEPOINT write"));
+  if (MemoryIndex* index = memory_index()) index->Savepoint();
   savepoint_open_ = true;
   return Status();
 }
 
 Status Transaction::BeginPart() {
   if (!savepoint_open_) return Status::Internal("a part of a write that is not isolated");
-  return connection_->Run("SAVEPOINT part");
+  COSMOS_RETURN_IF_ERROR(connection_->Run("SAVEPOINT part"));
+  if (MemoryIndex* index = memory_index()) index->Savepoint();
+  return Status();
 }
 
 Status Transaction::EndPart(bool keep) {
+  MemoryIndex* index = memory_index();
   if (!keep) {
     connection_->ResetStatements();  // no statement may be mid-way through rows being undone
     COSMOS_RETURN_IF_ERROR(connection_->Run("ROLLBACK TO part"));
+    if (index != nullptr) index->RollBackToSavepoint();
   }
-  return connection_->Run("RELEASE part");
+  COSMOS_RETURN_IF_ERROR(connection_->Run("RELEASE part"));
+  if (index != nullptr) index->ReleaseSavepoint();
+  return Status();
 }
+
+int64_t Transaction::ChangesSoFar() const {
+  const MemoryIndex* index = memory_index();
+  return connection_->TotalChanges() + (index != nullptr ? static_cast<int64_t>(index->changes()) : 0);
+}
+
+MemoryIndex* Transaction::memory_index() const { return reader_ ? nullptr : store_->memory_index_.get(); }
 
 Status Transaction::Commit() {
   if (!write_open_) return Status();
@@ -84,8 +103,10 @@ Status Transaction::Commit() {
   if (savepoint_open_) {
     savepoint_open_ = false;
     Status released = connection_->Run("RELEASE write");
-    if (!released.ok()) {
-      RollBackSavepoint(*connection_);
+    if (released.ok()) {
+      if (MemoryIndex* index = memory_index()) index->ReleaseSavepoint();
+    } else {
+      RollBackSavepoint(*connection_, memory_index());
       (void)store_->FinishWrite(lock_, group_);
       return released;
     }
@@ -115,6 +136,8 @@ int64_t Transaction::ContainerLsn(int64_t container_seq, int64_t row_lsn) const 
 }
 
 Result<int64_t> Transaction::NextSeq(SeqKind kind) {
+  const bool counted = kind == SeqKind::kDocument && !reader_;
+  if (counted && store_->next_document_seq_ > 0) return store_->next_document_seq_++;
   const char* table = kind == SeqKind::kDatabase    ? "databases"
                       : kind == SeqKind::kContainer ? "containers"
                       : kind == SeqKind::kOffer     ? "offers"
@@ -127,7 +150,9 @@ Result<int64_t> Transaction::NextSeq(SeqKind kind) {
   stmt->Bind(1, table);
   COSMOS_ASSIGN_OR_RETURN(bool has_row, stmt->Step());
   if (!has_row) return Status::Internal("sqlite_sequence returned no row");
-  return stmt->ColumnInt(0);
+  const int64_t next = stmt->ColumnInt(0);
+  if (counted) store_->next_document_seq_ = next + 1;
+  return next;
 }
 
 Result<int64_t> Transaction::NextLsn(int64_t container_seq) {
