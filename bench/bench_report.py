@@ -102,12 +102,14 @@ POINT_ROWS = [
     # (label, target, workload)
     ("point creates (1 KB)", "cosmolite", "create"),
     ("point creates (1 KB)", "cosmolite-http", "create"),
+    ("point creates (1 KB)", "cosmolite-memory", "create"),
     ("point creates (1 KB)", "peer", "create"),
     ("create-shaped POST", "raw-beast", "create"),
     ("create-shaped POST", "raw-beast-http", "create"),
     ("INSERT, 1 txn each", "sqlite", "insert"),
     ("point reads", "cosmolite", "read"),
     ("point reads", "cosmolite-http", "read"),
+    ("point reads", "cosmolite-memory", "read"),
     ("point reads", "peer", "read"),
     ("read-shaped GET", "raw-beast", "read"),
     ("read-shaped GET", "raw-beast-http", "read"),
@@ -119,6 +121,7 @@ POINT_ROWS = [
 TARGET_NAMES = {
     "cosmolite": "cosmolite (HTTPS)",
     "cosmolite-http": "cosmolite (plain HTTP)",
+    "cosmolite-memory": "cosmolite --in-memory (HTTPS)",
     "peer": f"peer {PEER_PACKAGE} {PEER_VERSION} (HTTPS)",
     "raw-beast": "raw Beast server (HTTPS)",
     "raw-beast-http": "raw Beast server (plain HTTP)",
@@ -532,6 +535,10 @@ def render(info, records, problems, args):
     goal_row(f"telemetry ingest for {args.telemetry_seconds:g} s", measured,
              f"≥ {GOAL_TELEMETRY_PER_S:,} /s sustained, nothing lost",
              telemetry_verdict(telemetry, args.telemetry_rate, args.telemetry_seconds))
+    memory_creates = m("cosmolite-memory", "create", "ops_per_s")
+    r = ratio(memory_creates, peer_creates)
+    goal_row("point creates --in-memory vs peer", f"{fmt(r, 2)}× ({fmt(memory_creates)} vs {fmt(peer_creates)} /s)",
+             "≥ 1× (issue 32: at least the fastest peer's)", None if r is None else r >= 1)
     goal_row("start to ready (empty data dir)", f"{fmt(ready, 1)} ms", f"≤ {GOAL_READY_MS} ms",
              None if ready is None else ready <= GOAL_READY_MS)
     goal_row("idle RSS", f"{fmt(idle_rss, 1)} MB", f"≤ {GOAL_IDLE_RSS_MB} MB",
@@ -594,6 +601,11 @@ def render(info, records, problems, args):
         plain = m("cosmolite-http", workload, "ops_per_s")
         if plain is not None:
             w(f"| {what} | — | {fmt(ratio(plain, m('raw-beast-http', workload, 'ops_per_s')), 2)} | — |")
+    for workload, what in [("create", "point creates, --in-memory"), ("read", "point reads, --in-memory")]:
+        in_memory = m("cosmolite-memory", workload, "ops_per_s")
+        if in_memory is not None:
+            w(f"| {what} | {fmt(ratio(in_memory, m('peer', workload, 'ops_per_s')), 2)} "
+              f"| {fmt(ratio(in_memory, m('raw-beast', workload, 'ops_per_s')), 2)} | — |")
     w(f"| upserts | {fmt(ratio(m('cosmolite', 'upsert', 'ops_per_s'), m('peer', 'upsert', 'ops_per_s')), 2)} "
       f"| — | — |")
     peer_telemetry = next(iter(runs_of(records, "peer", "telemetry")), None)
@@ -625,7 +637,7 @@ def render(info, records, problems, args):
       "| max lag ms | p50 ms | p99 ms | server CPU µs/op | server RSS MB | count took s | other load cores "
       "| result |")
     w("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|")
-    for target in ["cosmolite", "peer"]:
+    for target in ["cosmolite", "cosmolite-memory", "peer"]:
         t = next(iter(runs_of(records, target, "telemetry")), None)
         if t is None:
             continue

@@ -5,6 +5,7 @@ Targets, each driven by the same load generator (build/bench/cosmolite_bench) ov
 transport (HTTPS, certificate not verified, N keep-alive connections):
   cosmolite       build/cosmolite --data-dir <tmp>  (default durability: WAL + synchronous=NORMAL)
   cosmolite-http  the same over plain HTTP (--no-tls), creates and reads only
+  cosmolite-memory  build/cosmolite --in-memory over HTTPS: creates, reads and the telemetry ingest
   peer            @vercel/cosmosdb-server 1.0.1 (Node, in memory), installed into build/bench-peer
   raw-beast       build/bench/bench_raw_server: a minimal Beast server answering a fixed JSON body
   sqlite          build/bench/bench_sqlite: raw SQLite insert and point-select loops, no HTTP
@@ -472,6 +473,14 @@ class Bench:
             self.point_workloads("cosmolite-http", server, ["create", "read"])
         shutil.rmtree(data_dir, ignore_errors=True)
 
+    def run_cosmolite_memory(self):
+        port = free_port()
+        with Server("cosmolite-memory", [self.cosmolite, "--port", port, "--in-memory"], port, True, "/ready",
+                    self.log_dir) as server:
+            self.point_workloads("cosmolite-memory", server, ["create", "read"])
+            if not self.args.skip_telemetry:
+                self.generate("cosmolite-memory", "telemetry", server.port, True, server.pid)
+
     def run_peer(self):
         peer_dir = ensure_peer(self.args.peer_dir)
         start_script = ROOT / "bench" / "start_peer.js"
@@ -555,6 +564,8 @@ class Bench:
                  ("query-cost", self.run_query_cost)]
         if not self.args.skip_plain_http:
             steps.insert(1, ("cosmolite-http", self.run_cosmolite_http))
+        if not self.args.queries_only:
+            steps.insert(1, ("cosmolite-memory", self.run_cosmolite_memory))
         only = set(self.args.only.split(",")) if self.args.only else None
         started = time.monotonic()
         info = machine_info(self.work)
@@ -620,7 +631,7 @@ def main():
                         help="comma-separated subset of the workloads to run on each target, e.g. "
                              "create,bulk-create (names as cosmolite_bench --workload; also startup, and "
                              "indexing, beside-scans and beside-endless for those sections' extra runs)")
-    parser.add_argument("--only", default="", help="comma-separated subset: cosmolite,cosmolite-http,peer,"
+    parser.add_argument("--only", default="", help="comma-separated subset: cosmolite,cosmolite-memory,cosmolite-http,peer,"
                                                    "raw-beast,sqlite,query-engine,scripts,query-cost (the report then lacks the "
                                                    "others)")
     args = parser.parse_args()
