@@ -196,18 +196,19 @@ std::string ScopedLookupSql(const char* columns, const DocumentScope& scope, boo
   return sql;
 }
 
+// The PartitionHash of a logical partition, if one is named.
+std::optional<int64_t> HashOf(const std::optional<std::string>& partition_key) {
+  return partition_key ? std::optional<int64_t>(PartitionHash(*partition_key)) : std::nullopt;
+}
+
 // The memory index's rows that ScopedLookupSql would select, in key order: a logical partition's
 // by their hash, a key range's by their document's partition_key (as the SQL joins documents).
 Status ScanScoped(const MemoryIndex& index, sqlite::Connection& connection, int64_t container_seq, std::string_view path,
                   std::string_view lower, bool lower_inclusive, std::string_view upper, bool upper_inclusive,
                   const DocumentScope& scope, const std::function<void(const IndexRow&)>& take) {
   const bool whole_container = !scope.partition_key && scope.min_key.empty() && !scope.max_key;
-  IndexScan scan{lower, lower_inclusive, upper, upper_inclusive};
-  int64_t partition_hash = 0;
-  if (scope.partition_key) {
-    partition_hash = PartitionHash(*scope.partition_key);
-    scan.partition_hash = &partition_hash;
-  }
+  const IndexScan scan{lower, lower_inclusive, upper, upper_inclusive, /*descending=*/false, /*after=*/nullptr,
+                       HashOf(scope.partition_key)};
   if (scope.partition_key || whole_container) {
     index.Scan(container_seq, path, scan, [&](const IndexRow& row) {
       take(row);
@@ -304,12 +305,8 @@ Result<std::vector<IndexRow>> Transaction::ScanIndex(int64_t container_seq, std:
                                                      const std::optional<std::string>& partition_key,
                                                      const std::optional<IndexRow>& after, int64_t limit) {
   if (const MemoryIndex* index = memory_index()) {
-    IndexScan scan{lower, lower_inclusive, upper, upper_inclusive, descending, after ? &*after : nullptr};
-    int64_t partition_hash = 0;
-    if (partition_key) {
-      partition_hash = PartitionHash(*partition_key);
-      scan.partition_hash = &partition_hash;
-    }
+    const IndexScan scan{lower, lower_inclusive, upper, upper_inclusive, descending, after ? &*after : nullptr,
+                         HashOf(partition_key)};
     std::vector<IndexRow> rows;
     if (limit <= 0) return rows;
     index->Scan(container_seq, path, scan, [&](const IndexRow& row) {
@@ -365,12 +362,8 @@ Result<int64_t> Transaction::CountIndexRange(int64_t container_seq, std::string_
                                              bool lower_inclusive, std::string_view upper, bool upper_inclusive,
                                              const std::optional<std::string>& partition_key, int64_t limit) {
   if (const MemoryIndex* index = memory_index()) {
-    IndexScan scan{lower, lower_inclusive, upper, upper_inclusive};
-    int64_t partition_hash = 0;
-    if (partition_key) {
-      partition_hash = PartitionHash(*partition_key);
-      scan.partition_hash = &partition_hash;
-    }
+    const IndexScan scan{lower, lower_inclusive, upper, upper_inclusive, /*descending=*/false, /*after=*/nullptr,
+                         HashOf(partition_key)};
     int64_t count = 0;
     if (limit <= 0) return count;
     index->Scan(container_seq, path, scan, [&](const IndexRow&) { return ++count < limit; });

@@ -82,7 +82,7 @@ void MemoryIndex::Scan(int64_t container_seq, std::string_view path, const Index
     }
   }
   if (later(begin, end) == begin) return;  // empty (or bounds the wrong way round)
-  auto keeps = [&](const IndexRow& row) { return scan.partition_hash == nullptr || row.partition_hash == *scan.partition_hash; };
+  auto keeps = [&](const IndexRow& row) { return !scan.partition_hash || row.partition_hash == *scan.partition_hash; };
   if (scan.descending) {
     for (auto entry = end; entry != begin;) {
       --entry;

@@ -20,6 +20,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -31,7 +32,7 @@ namespace cosmos::storage {
 
 // The bounds of a scan over one path's entries, as LookupIndex takes them: encoded values, an
 // empty upper bound open; `after` (optional) resumes strictly past a row in the scan's direction;
-// `partition_hash` (optional) keeps one logical partition's rows.
+// `partition_hash`, when set, keeps one logical partition's rows.
 struct IndexScan {
   std::string_view lower;
   bool lower_inclusive = true;
@@ -39,7 +40,7 @@ struct IndexScan {
   bool upper_inclusive = false;
   bool descending = false;
   const IndexRow* after = nullptr;
-  const int64_t* partition_hash = nullptr;
+  std::optional<int64_t> partition_hash;
 };
 
 class MemoryIndex {
