@@ -1,10 +1,9 @@
 #include "storage/store.h"
 
-#include "storage/memory_index.h"
-
 #include <algorithm>
 #include <chrono>
 
+#include "storage/memory_index.h"
 #include "storage/schema.h"
 #include "storage/sqlite/connection.h"
 #include "storage/wal_checkpointer.h"
