@@ -325,12 +325,12 @@ Result<ResourceResponse> Items::Store(storage::Transaction& txn, const ResolvedC
   // The index sees the document as stored: with the _ts given here (indexed, as on the service),
   // never one the client sent. Its other entries may have been computed off the write thread with
   // this very policy.
-  document["_ts"] = system.ts;
   std::vector<storage::IndexEntry> index_entries;
   if (write.parsed != nullptr && write.parsed->indexed_with && write.parsed->indexed_with.get() == &container.indexing) {
     index_entries = std::move(write.parsed->index_entries);
     if (auto timestamp = container.indexing.TimestampIndexEntry(system.ts)) index_entries.push_back(std::move(*timestamp));
   } else {
+    document["_ts"] = system.ts;
     index_entries = container.indexing.IndexEntries(document);
   }
   std::vector<storage::IndexEntry> old_index_entries;
