@@ -7,6 +7,7 @@
 // Thread-safety: safe to call from many threads; each call is one store transaction.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -221,6 +222,9 @@ class Account {
     return maintenance_.SweepExpiredDocuments(now, limit);
   }
   Result<bool> ContinueIndexBuilds(int64_t limit) { return maintenance_.ContinueIndexBuilds(limit); }
+  Result<bool> ContinueIndexBuildsFor(std::chrono::milliseconds budget) {
+    return maintenance_.ContinueIndexBuildsFor(budget);
+  }
   Status UpgradeDataFile() { return maintenance_.UpgradeDataFile(); }
 
   const AccountOptions& options() const { return context_.options(); }

@@ -1,26 +1,38 @@
-// MemoryIndex: the index entries of an in-memory store, kept in ordered sets in process memory
-// rather than in SQLite's index_entries table (schema.h), which a file store keeps.
+// MemoryIndex: a store's index entries, kept in ordered sets in process memory rather than in
+// SQLite. A file store rebuilds them from its documents when it opens (the engine's index builds).
 //
-// Why: with SQLite in memory, an entry costs a B-tree descent through SQLite's page cache, the
-// copy of every page it changes into the transaction's journal, and a statement; a 1 KB document
-// of 20 properties has 22 entries, and they were two thirds of the write thread's time. Here an
-// entry is one insertion into a B-tree of (value, partition hash, document seq) per container
-// and path, in the order the table's primary key gives, so lookups answer exactly as the table's.
+// Why: in SQLite, an entry costs a B-tree descent through the page cache, the copy of every page
+// it changes into the journal (or the WAL), and a statement; a 1 KB document of 20 properties has
+// 22 entries, and they were two thirds of the write thread's time. Here an entry is one insertion
+// into a B-tree of (value, partition hash, document seq) per container and path, in the order
+// lookups want, and none is written to disk.
+//
+// Versions: every entry carries the commit group that added it (`born`) and the one that removed
+// it (`died`, or none yet), so that a read on a SQLite snapshot sees the entries of that snapshot
+// and no other: those born at or before its group and not dead by then. A removed entry stays
+// until no open reader can see it (Commit purges it). Writers see the latest entries, their open
+// group's included (kLatest).
 //
 // Transactions: every change is logged so that it can be undone, mirroring the store's SQLite
 // transaction: Savepoint/RollBackToSavepoint/ReleaseSavepoint follow SAVEPOINT, ROLLBACK TO and
 // RELEASE; Commit forgets the log, RollBack undoes all of it.
 //
-// Thread-safety: none of its own. The Store's lock guards it: an in-memory store runs one
-// transaction at a time, reads included.
+// Thread-safety: one writer at a time (the store's lock serializes writes, and the undo log is
+// the writer's). Scans and counts may run on any thread beside it: the sets sit behind a
+// reader-writer lock, which a scan takes for a few hundred entries at a time.
 #pragma once
 
 #include <absl/container/btree_set.h>  // and its internal btree_set_container (Rows below)
 
 #include <cstdint>
+#include <deque>
 #include <functional>
+#include <limits>
 #include <map>
+#include <mutex>
 #include <optional>
+#include <set>
+#include <shared_mutex>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -32,7 +44,8 @@ namespace cosmos::storage {
 
 // The bounds of a scan over one path's entries, as LookupIndex takes them: encoded values, an
 // empty upper bound open; `after` (optional) resumes strictly past a row in the scan's direction;
-// `partition_hash`, when set, keeps one logical partition's rows.
+// `partition_hash`, when set, keeps one logical partition's rows; `snapshot`, the commit group
+// whose entries the scan sees (kLatest: the writer's view, the open group's changes included).
 struct IndexScan {
   std::string_view lower;
   bool lower_inclusive = true;
@@ -41,42 +54,65 @@ struct IndexScan {
   bool descending = false;
   const IndexRow* after = nullptr;
   std::optional<int64_t> partition_hash;
+  uint64_t snapshot;
 };
 
 class MemoryIndex {
  public:
-  // True when the entry was not there (and is now).
-  bool Insert(int64_t container_seq, std::string_view path, IndexRow row);
-  // True when the entry was there (and is gone).
-  bool Erase(int64_t container_seq, std::string_view path, const IndexRow& row);
-  // Removes every entry of a container.
-  void EraseContainer(int64_t container_seq);
+  // A view after every group, the open one included. Group numbers never come near it.
+  static constexpr uint64_t kLatest = std::numeric_limits<uint64_t>::max() - 1;
 
-  // Calls visit(row) for the rows of `path` within the scan, in key order (backwards when
-  // descending), until it returns false.
+  // `committed_group`: the last group the store committed before (numbers go on from it).
+  explicit MemoryIndex(uint64_t committed_group) : committed_group_(committed_group) {}
+
+  // Changes of the writer of commit group `group`.
+  // True when no entry `row` was there (and is now).
+  bool Insert(int64_t container_seq, std::string_view path, IndexRow row, uint64_t group);
+  // True when the entry was there (and is gone).
+  bool Erase(int64_t container_seq, std::string_view path, const IndexRow& row, uint64_t group);
+  // Removes every entry of a container.
+  void EraseContainer(int64_t container_seq, uint64_t group);
+
+  // Calls visit(row) for the rows of `path` within the scan that its snapshot sees, in key order
+  // (backwards when descending), until it returns false. `visit` runs without the index's lock.
   void Scan(int64_t container_seq, std::string_view path, const IndexScan& scan,
             const std::function<bool(const IndexRow&)>& visit) const;
-  // How many entries `path` has.
+  // How many entries `path` has now (the latest view: the count a planner estimates from).
   int64_t Count(int64_t container_seq, std::string_view path) const;
+
+  // A reader of a SQLite snapshot registers before it begins: what it will see cannot be purged
+  // until it closes. Returns the registration, the group last committed, which the snapshot
+  // (taken later) sees at least.
+  uint64_t OpenReader();
+  void CloseReader(uint64_t registration);
 
   void Savepoint() { savepoints_.push_back(undo_.size()); }
   void RollBackToSavepoint();  // undoes the changes since the innermost savepoint, which stays open
   void ReleaseSavepoint() { savepoints_.pop_back(); }
-  void Commit();    // the transaction's changes stay: forget how to undo them
+  // The transaction of group `group` committed: its changes stay; forget how to undo them, and
+  // purge the removed entries no reader can see any more.
+  void Commit(uint64_t group);
   void RollBack();  // undoes every change of the transaction
 
   // Changes made so far (never decreasing): a transaction compares it to learn whether it changed
   // anything.
   uint64_t changes() const { return changes_; }
+  // Entries held, removed ones awaiting their purge included (tests).
+  int64_t HeldEntries() const;
 
  private:
+  static constexpr uint64_t kAlive = std::numeric_limits<uint64_t>::max();
+
   // A row with the first 16 bytes of its value (zero-padded) packed big-endian in two integers:
   // most comparisons end there, without reading the value's characters, which a value longer than
   // 15 bytes (any number: a type byte and 16 hex digits) keeps on the heap, a cache miss away.
   struct Entry {
-    explicit Entry(IndexRow row);
+    Entry(IndexRow row, uint64_t born);
+    bool SeenBy(uint64_t snapshot) const { return born <= snapshot && died > snapshot; }
     uint64_t head[2];
     IndexRow row;
+    uint64_t born;
+    mutable uint64_t died = kAlive;  // not part of the key: changes in place
   };
   struct EntryLess {
     bool operator()(const Entry& a, const Entry& b) const {
@@ -84,15 +120,20 @@ class MemoryIndex {
       if (a.head[1] != b.head[1]) return a.head[1] < b.head[1];
       if (int by_value = a.row.value.compare(b.row.value); by_value != 0) return by_value < 0;
       if (a.row.partition_hash != b.row.partition_hash) return a.row.partition_hash < b.row.partition_hash;
-      return a.row.document_seq < b.row.document_seq;
+      if (a.row.document_seq != b.row.document_seq) return a.row.document_seq < b.row.document_seq;
+      return a.born < b.born;
     }
   };
   // absl::btree_set's own container with nodes of kNodeBytes instead of the 256 its public alias
-  // fixes: a 256-byte node holds four 64-byte entries, a nearly binary tree with a cache miss
-  // per level; at 1 KB a node holds 15 and a million entries sit five levels deep.
+  // fixes: a 256-byte node holds three of these entries, a nearly binary tree with a cache miss
+  // per level; at 1 KB a node holds 12 and a million entries sit six levels deep.
   static constexpr int kNodeBytes = 1024;
   using Rows = absl::container_internal::btree_set_container<absl::container_internal::btree<
       absl::container_internal::set_params<Entry, EntryLess, std::allocator<Entry>, kNodeBytes, /*IsMulti=*/false>>>;
+  struct PathRows {
+    Rows rows;
+    int64_t live = 0;  // entries not removed
+  };
   using PathKey = std::pair<int64_t, std::string>;
   struct PathLess {
     using is_transparent = void;
@@ -104,22 +145,42 @@ class MemoryIndex {
       return a.first != b.first ? a.first < b.first : a.second < std::string_view(b.second);
     }
   };
-  // One change, and so what undoes it: `row` went into `rows` (inserted) or out of it.
+  // One change, and so what undoes it.
+  enum class Change { kInserted, kErased, kRemoved, kRestored };
   struct Undo {
-    Rows* rows;
-    IndexRow row;
-    bool inserted;
+    PathRows* path;
+    Entry entry;  // its key, and for kErased its versions
+    Change change;
+    uint64_t group;
+  };
+  // A removed entry, purged once no reader's snapshot predates `died`.
+  struct Grave {
+    PathRows* path;
+    Entry entry;
   };
 
-  const Rows* Find(int64_t container_seq, std::string_view path) const;
+  const PathRows* Find(int64_t container_seq, std::string_view path) const;
+  // The entry `row` not removed yet, if any. REQUIRES: mu_ held.
+  static Rows::iterator FindAlive(Rows& rows, const IndexRow& row);
+  // Removes an entry found alive: marks it dead in `group`, or erases it if `group` added it.
+  // REQUIRES: mu_ held exclusively.
+  void Remove(PathRows& path, Rows::iterator entry, uint64_t group);
   void UndoTo(size_t mark);
+  void Purge();
 
-  // A node map, so that the Rows an Undo points to stay put; a path's set stays (empty) when its
-  // entries go, and container seqs are never reused.
-  std::map<PathKey, Rows, PathLess> paths_;
+  mutable std::shared_mutex mu_;  // guards paths_ and what it holds
+  // A node map, so that the PathRows an Undo points to stay put; a path's set stays (empty) when
+  // its entries go, and container seqs are never reused.
+  std::map<PathKey, PathRows, PathLess> paths_;
+  // The writer's alone (the store's lock serializes writers).
   std::vector<Undo> undo_;
   std::vector<size_t> savepoints_;  // positions in undo_
+  std::deque<Grave> graves_;        // in the order of their groups
   uint64_t changes_ = 0;
+
+  mutable std::mutex readers_mu_;       // guards the two below
+  uint64_t committed_group_;            // the last group committed
+  std::multiset<uint64_t> readers_;     // the registrations of open readers
 };
 
 }  // namespace cosmos::storage

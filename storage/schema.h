@@ -6,6 +6,9 @@
 
 namespace cosmos::storage {
 
+// Schema version 8 keeps no index entries in the file (index_entries is dropped): the index lives
+// in memory (memory_index.h), rebuilt from the documents each time a store opens. store_state
+// holds the last commit group, which tells a reader's snapshot which entries it sees.
 // Schema version 7 indexes each document's _ts, and adds index_sizes: each container's index
 // entries and their bytes, kept with every change to index_entries, so that reports read a row
 // instead of counting the index. The index of a version 6 file is dropped and rebuilt (counted
@@ -23,7 +26,7 @@ namespace cosmos::storage {
 // The unique index on (container, partition_key, id) makes each logical partition one index
 // range; the engine starts every partition_key with the effective partition key, so that each
 // physical partition (a range of effective keys) is one index range too. AUTOINCREMENT keeps sequence numbers (and so resource ids) from ever being reused.
-inline constexpr int kSchemaVersion = 7;
+inline constexpr int kSchemaVersion = 8;
 // Applied after kSchemaSql, once an older file has its expires_at column (version 3).
 inline constexpr char kExpiryIndexSql[] =
     "CREATE INDEX IF NOT EXISTS documents_by_expiry ON documents(expires_at) WHERE expires_at IS NOT NULL;";
@@ -89,20 +92,9 @@ CREATE TABLE IF NOT EXISTS offers(
   is_database INTEGER NOT NULL,
   body TEXT NOT NULL,
   UNIQUE(is_database, resource_seq));
--- One row per indexed value of a document: path ("/a/[]/b"), the value in an order-preserving
--- encoding, a 64-bit hash of the document's partition_key (so that a lookup inside one logical
--- partition seeks to its entries and a walk skips other partitions' without reading a document),
--- and the document's seq (a short key; the document row is one rowid lookup away).
--- index_builds lists containers whose index is being (re)built.
-CREATE TABLE IF NOT EXISTS index_entries(
-  container_seq INTEGER NOT NULL,
-  path TEXT NOT NULL,
-  value BLOB NOT NULL,
-  partition_hash INTEGER NOT NULL,
-  document_seq INTEGER NOT NULL,
-  PRIMARY KEY(container_seq, path, value, partition_hash, document_seq)) WITHOUT ROWID;
--- The size of each container's index: its entries, and their bytes (path, value and 16 for the
--- partition hash and document seq), as index_entries changes.
+-- The size of each container's index (memory_index.h): its entries, and their bytes (path, value
+-- and 16 for the partition hash and document seq), as entries come and go.
+-- index_builds lists containers whose index is being (re)built: all of them as a file opens.
 CREATE TABLE IF NOT EXISTS index_sizes(
   container_seq INTEGER PRIMARY KEY,
   entries INTEGER NOT NULL,
@@ -151,6 +143,10 @@ CREATE TABLE IF NOT EXISTS scripts(
   id TEXT NOT NULL,
   body TEXT NOT NULL,
   UNIQUE(container_seq, kind, id));
+-- Counters of the store: 'commit_group', the last commit group (written with each).
+CREATE TABLE IF NOT EXISTS store_state(
+  name TEXT PRIMARY KEY,
+  value INTEGER NOT NULL) WITHOUT ROWID;
 -- Secrets the account keeps across restarts (the key that signs resource tokens).
 CREATE TABLE IF NOT EXISTS account_secrets(
   name TEXT PRIMARY KEY,

@@ -11,11 +11,13 @@
 namespace cosmos::storage {
 
 Store::Store(std::unique_ptr<sqlite::Connection> connection, std::unique_ptr<WalCheckpointer> checkpointer,
-             int opened_schema_version, std::string read_path)
+             int opened_schema_version, std::string read_path, uint64_t committed_group)
     : opened_schema_version_(opened_schema_version),
       connection_(std::move(connection)),
+      open_group_(committed_group),
+      committed_group_(committed_group),
       checkpointer_(std::move(checkpointer)),
-      memory_index_(read_path.empty() ? std::make_unique<MemoryIndex>() : nullptr),
+      memory_index_(std::make_unique<MemoryIndex>(committed_group)),
       read_path_(std::move(read_path)) {}
 
 // The read connections and the checkpointer close before the writing connection, which, as the
@@ -75,9 +77,8 @@ Result<std::unique_ptr<Store>> Store::Open(const StoreOptions& options) {
     return Status::Internal("the data file was written by a newer cosmolite (schema version " +
                             std::to_string(version) + ")");
   }
-  // Index entries of versions 4 and 5 lack the partition hash, and those of version 6 the
-  // documents' _ts (and their count): the engine rebuilds them.
-  if (version >= 4 && version <= 6) COSMOS_RETURN_IF_ERROR(connection->Execute("DROP TABLE IF EXISTS index_entries"));
+  // Versions 4 to 7 kept index entries in the file; now they live in memory (memory_index.h).
+  if (version >= 4 && version <= 7) COSMOS_RETURN_IF_ERROR(connection->Execute("DROP TABLE IF EXISTS index_entries"));
   COSMOS_RETURN_IF_ERROR(connection->Execute(kSchemaSql));
   // Versions 1 and 2 had no expires_at column (time to live).
   bool has_expiry = false;
@@ -93,11 +94,20 @@ Result<std::unique_ptr<Store>> Store::Open(const StoreOptions& options) {
     COSMOS_RETURN_IF_ERROR(connection->Execute("ALTER TABLE documents ADD COLUMN expires_at INTEGER"));
   }
   COSMOS_RETURN_IF_ERROR(connection->Execute(kExpiryIndexSql));
-  // A new file or one of version 2 to 6 is current at once (the engine builds the indexes and
-  // offers a version 3 file lacks, and rebuilds the index of a version 4 to 6 file); a
-  // version 1 file when the engine has rekeyed it.
+  // A new file or one of version 2 to 7 is current at once (the engine builds the offers a
+  // version 3 file lacks); a version 1 file when the engine has rekeyed it.
   if (version == 0 || (version >= 2 && version < kSchemaVersion)) {
     COSMOS_RETURN_IF_ERROR(connection->Execute("PRAGMA user_version = " + std::to_string(kSchemaVersion)));
+  }
+  uint64_t committed_group = 0;
+  if (!in_memory) {
+    COSMOS_ASSIGN_OR_RETURN(committed_group, ReadCommittedGroup(*connection));
+    // The index is kept in memory only: every container's is built again from its documents, by
+    // the engine's index builds, and is not used until then.
+    COSMOS_RETURN_IF_ERROR(connection->Execute(
+        "DELETE FROM index_sizes; "
+        "INSERT OR REPLACE INTO index_builds(container_seq, after_seq, total, done) "
+        "SELECT seq, 0, (SELECT count(*) FROM documents d WHERE d.container_seq = containers.seq), 0 FROM containers;"));
   }
   std::unique_ptr<WalCheckpointer> checkpointer;
   if (!in_memory) {
@@ -109,16 +119,29 @@ Result<std::unique_ptr<Store>> Store::Open(const StoreOptions& options) {
                                                     std::chrono::milliseconds(options.wal_truncate_idle_ms));
     connection->SetWalCommitHook([raw = checkpointer.get()](int pages) { return raw->AfterCommit(pages); });
   }
-  return std::unique_ptr<Store>(
-      new Store(std::move(connection), std::move(checkpointer), version, in_memory ? "" : options.path));
+  return std::unique_ptr<Store>(new Store(std::move(connection), std::move(checkpointer), version,
+                                          in_memory ? "" : options.path, committed_group));
+}
+
+Result<uint64_t> Store::ReadCommittedGroup(sqlite::Connection& connection) {
+  COSMOS_ASSIGN_OR_RETURN(auto* stmt, connection.Prepare("SELECT value FROM store_state WHERE name = 'commit_group'"));
+  COSMOS_ASSIGN_OR_RETURN(bool has_row, stmt->Step());
+  const uint64_t group = has_row ? static_cast<uint64_t>(stmt->ColumnInt(0)) : 0;
+  stmt->Rewind();
+  return group;
 }
 
 Result<Transaction> Store::BeginRead() {
   if (read_path_.empty()) return Transaction(std::unique_lock<std::mutex>(mu_), this, 0);
   COSMOS_ASSIGN_OR_RETURN(auto reader, TakeReader());
-  COSMOS_RETURN_IF_ERROR(reader->Run("BEGIN"));
+  // Registered before its snapshot begins, so that nothing the snapshot sees is purged.
+  const uint64_t registration = memory_index_->OpenReader();
+  if (Status begun = reader->Run("BEGIN"); !begun.ok()) {
+    memory_index_->CloseReader(registration);
+    return begun;
+  }
   reader->ResetStatements();  // so that SnapshotTaken() tells of the statements after BEGIN
-  return Transaction(this, std::move(reader));
+  return Transaction(this, std::move(reader), registration);
 }
 
 Result<Transaction> Store::BeginWrite(bool isolated) {
@@ -164,19 +187,26 @@ Status Store::WriteCountedLsns() {
   return Status();
 }
 
+Status Store::WriteCommittedGroup() {
+  COSMOS_ASSIGN_OR_RETURN(auto* stmt, connection_->Prepare(
+      "INSERT INTO store_state(name, value) VALUES('commit_group', ?1) "
+      "ON CONFLICT(name) DO UPDATE SET value = excluded.value"));
+  stmt->Bind(1, static_cast<int64_t>(open_group_));
+  return stmt->Run();
+}
+
 Status Store::CommitOpenGroup() {
   // The rows take the counted LSNs with the group's last statement; they are cleared from the
   // list only once committed, so that a failed group's LSNs are written with a later one.
   const bool commit = group_writes_ > 0 && !group_spoiled_;
   Status status = commit ? WriteCountedLsns() : Status();
+  if (status.ok() && commit && !read_path_.empty()) status = WriteCommittedGroup();
   if (status.ok()) status = commit ? connection_->Run("COMMIT") : connection_->Run("ROLLBACK");
   if (status.ok() && commit) lsns_to_write_.clear();
-  if (memory_index_) {
-    if (status.ok() && commit) {
-      memory_index_->Commit();
-    } else {
-      memory_index_->RollBack();
-    }
+  if (status.ok() && commit) {
+    memory_index_->Commit(open_group_);
+  } else {
+    memory_index_->RollBack();
   }
   if (status.ok() && group_spoiled_) {
     status = Status::Internal("a write failed part-way through; the writes that were to commit with it were undone");

@@ -147,8 +147,7 @@ class Transaction {
   Status InsertIndexEntries(int64_t container_seq, int64_t document_seq, std::string_view partition_key,
                             const std::vector<IndexEntry>& entries);
   // The same for entries none of which is in the index yet: a new document's, or those a replaced
-  // document gains. A repeated entry goes in once. Several go in per statement, sparing a
-  // statement's start and end per entry; kInternal if one turns out to be there already.
+  // document gains. A repeated entry goes in once; kInternal if one turns out to be there already.
   Status InsertNewIndexEntries(int64_t container_seq, int64_t document_seq, std::string_view partition_key,
                                const std::vector<IndexEntry>& entries);
   Status DeleteIndexEntries(int64_t container_seq, int64_t document_seq, std::string_view partition_key,
@@ -174,7 +173,8 @@ class Transaction {
                                           bool lower_inclusive, std::string_view upper, bool upper_inclusive,
                                           bool descending, const std::optional<std::string>& partition_key,
                                           const std::optional<IndexRow>& after, int64_t limit);
-  // How many index entries `path` has (documents with a scalar there).
+  // How many index entries `path` has (documents with a scalar there): the latest count, even on a
+  // snapshot (a planner's estimate).
   Result<int64_t> CountIndexEntries(int64_t container_seq, std::string_view path);
   // The size of a container's whole index: its entries, and their bytes (each entry's path and
   // encoded value, and 16 for the partition hash and document seq it points with), kept as entries
@@ -297,8 +297,8 @@ class Transaction {
  private:
   friend class Store;
   Transaction(std::unique_lock<std::mutex> lock, Store* store, uint64_t group);
-  // A read on a pooled connection, inside its BEGIN.
-  Transaction(Store* store, std::unique_ptr<sqlite::Connection> reader);
+  // A read on a pooled connection, inside its BEGIN, registered with the memory index.
+  Transaction(Store* store, std::unique_ptr<sqlite::Connection> reader, uint64_t reader_registration);
 
   // The LSN to report for a container row: a locked transaction also counts the open group's
   // writes (Store::CountedLsn); a pooled read sees committed rows only, which carry theirs.
@@ -308,9 +308,11 @@ class Transaction {
   // Rows changed so far through the store's connection and its memory index: a write compares
   // the count to learn whether it changed anything.
   int64_t ChangesSoFar() const;
-  // The in-memory store's index (memory_index.h); nullptr in a file store, whose entries are rows
-  // of index_entries. Only a locked transaction (never a pooled read) belongs to such a store.
+  // The store's index (memory_index.h). Only a write changes it.
   MemoryIndex* memory_index() const;
+  // The commit group whose index entries this transaction sees: a pooled read's snapshot's (read
+  // with its first use), MemoryIndex::kLatest under the store's lock.
+  Result<uint64_t> IndexSnapshot();
   // Erases every index entry of a container (with DeleteContainer and StartIndexBuild).
   Status EraseContainerIndex(int64_t container_seq);
 
@@ -322,6 +324,8 @@ class Transaction {
   bool write_open_ = false;      // a write that is neither committed nor ended
   bool savepoint_open_ = false;  // ... and isolated: its changes can be undone alone
   int64_t changes_before_ = 0;   // the connection's count of changed rows when the write began
+  std::optional<uint64_t> reader_registration_;  // a pooled read's, until it ends (MemoryIndex::OpenReader)
+  std::optional<uint64_t> index_snapshot_;       // IndexSnapshot(), once read
 };
 
 class Store {
@@ -354,7 +358,14 @@ class Store {
  private:
   friend class Transaction;
   Store(std::unique_ptr<sqlite::Connection> connection, std::unique_ptr<WalCheckpointer> checkpointer,
-        int opened_schema_version, std::string read_path);
+        int opened_schema_version, std::string read_path, uint64_t committed_group);
+
+  // The last commit group a file store committed, as of the connection's snapshot (store_state);
+  // 0 before the first.
+  static Result<uint64_t> ReadCommittedGroup(sqlite::Connection& connection);
+  // Records the open group as the last committed, in the group's own transaction: a reader's
+  // snapshot then tells which of the memory index's entries it sees. REQUIRES: mu_ held.
+  Status WriteCommittedGroup();
 
   // Read connections of a file store: an idle one, or a new one. ReturnReader takes one back.
   Result<std::unique_ptr<sqlite::Connection>> TakeReader();
@@ -381,6 +392,8 @@ class Store {
   std::unique_ptr<sqlite::Connection> connection_;  // guarded by mu_
   bool group_open_ = false;                          // guarded by mu_: a BEGIN is outstanding
   int group_writes_ = 0;                             // guarded by mu_
+  // Group numbers go on from a file's last committed group (store_state), as the memory index's
+  // versions are compared with them.
   uint64_t open_group_ = 0;                          // guarded by mu_: number of the latest group
   uint64_t committed_group_ = 0;                     // guarded by mu_: groups up to this one are done
   std::thread::id batch_thread_;                     // guarded by mu_: the thread inside a batch, if any
@@ -390,7 +403,7 @@ class Store {
   Status failed_status_;                             // guarded by mu_
   std::vector<std::function<void()>> group_done_;    // guarded by mu_: AfterGroup calls of the open group
   std::unique_ptr<WalCheckpointer> checkpointer_;    // file stores: checkpoints off the write path
-  std::unique_ptr<MemoryIndex> memory_index_;        // in-memory stores: the index; guarded by mu_
+  std::unique_ptr<MemoryIndex> memory_index_;        // the index (its own locks; one writer: mu_'s holder)
   const std::string read_path_;                      // file stores: what read connections open
   std::mutex readers_mu_;
   std::vector<std::unique_ptr<sqlite::Connection>> idle_readers_;  // guarded by readers_mu_

@@ -7,13 +7,11 @@ namespace cosmos::storage {
 namespace {
 
 // Undoes one write of a commit group, leaving the group's other writes in place.
-void RollBackSavepoint(sqlite::Connection& connection, MemoryIndex* memory_index) {
+void RollBackSavepoint(sqlite::Connection& connection, MemoryIndex& memory_index) {
   (void)connection.Run("ROLLBACK TO write");
   (void)connection.Run("RELEASE write");
-  if (memory_index != nullptr) {
-    memory_index->RollBackToSavepoint();
-    memory_index->ReleaseSavepoint();
-  }
+  memory_index.RollBackToSavepoint();
+  memory_index.ReleaseSavepoint();
 }
 
 }  // namespace
@@ -26,8 +24,8 @@ Transaction::Transaction(std::unique_lock<std::mutex> lock, Store* store, uint64
       write_open_(group != 0),
       changes_before_(group != 0 ? ChangesSoFar() : 0) {}
 
-Transaction::Transaction(Store* store, std::unique_ptr<sqlite::Connection> reader)
-    : store_(store), reader_(std::move(reader)), connection_(reader_.get()) {}
+Transaction::Transaction(Store* store, std::unique_ptr<sqlite::Connection> reader, uint64_t reader_registration)
+    : store_(store), reader_(std::move(reader)), connection_(reader_.get()), reader_registration_(reader_registration) {}
 
 Transaction::Transaction(Transaction&& other) noexcept
     : lock_(std::move(other.lock_)),
@@ -37,7 +35,9 @@ Transaction::Transaction(Transaction&& other) noexcept
       group_(other.group_),
       write_open_(std::exchange(other.write_open_, false)),
       savepoint_open_(std::exchange(other.savepoint_open_, false)),
-      changes_before_(other.changes_before_) {}
+      changes_before_(other.changes_before_),
+      reader_registration_(std::exchange(other.reader_registration_, std::nullopt)),
+      index_snapshot_(other.index_snapshot_) {}
 
 Transaction::~Transaction() {
   // A SELECT left mid-way would keep the connection's read snapshot open, and with it every WAL
@@ -47,12 +47,13 @@ Transaction::~Transaction() {
     // A read transaction has nothing to commit; COMMIT ends its snapshot. A connection that
     // cannot end it is not reused.
     if (reader_->Run("COMMIT").ok()) store_->ReturnReader(std::move(reader_));
+    if (reader_registration_) store_->memory_index_->CloseReader(*reader_registration_);
     return;
   }
   if (lock_.owns_lock()) connection_->ResetStatements();
   if (!write_open_) return;
   if (savepoint_open_) {
-    RollBackSavepoint(*connection_, memory_index());
+    RollBackSavepoint(*connection_, *memory_index());
   } else if (ChangesSoFar() != changes_before_) {
     store_->group_spoiled_ = true;  // part of this write is in the group and cannot come out alone
   }
@@ -65,7 +66,7 @@ Status Transaction::Isolate() {
     return Status::Internal("a write asked to be isolated after it changed something");
   }
   COSMOS_RETURN_IF_ERROR(connection_->Run("SAVEPOINT write"));
-  if (MemoryIndex* index = memory_index()) index->Savepoint();
+  memory_index()->Savepoint();
   savepoint_open_ = true;
   return Status();
 }
@@ -73,7 +74,7 @@ Status Transaction::Isolate() {
 Status Transaction::BeginPart() {
   if (!savepoint_open_) return Status::Internal("a part of a write that is not isolated");
   COSMOS_RETURN_IF_ERROR(connection_->Run("SAVEPOINT part"));
-  if (MemoryIndex* index = memory_index()) index->Savepoint();
+  memory_index()->Savepoint();
   return Status();
 }
 
@@ -82,19 +83,26 @@ Status Transaction::EndPart(bool keep) {
   if (!keep) {
     connection_->ResetStatements();  // no statement may be mid-way through rows being undone
     COSMOS_RETURN_IF_ERROR(connection_->Run("ROLLBACK TO part"));
-    if (index != nullptr) index->RollBackToSavepoint();
+    index->RollBackToSavepoint();
   }
   COSMOS_RETURN_IF_ERROR(connection_->Run("RELEASE part"));
-  if (index != nullptr) index->ReleaseSavepoint();
+  index->ReleaseSavepoint();
   return Status();
 }
 
 int64_t Transaction::ChangesSoFar() const {
-  const MemoryIndex* index = memory_index();
-  return connection_->TotalChanges() + (index != nullptr ? static_cast<int64_t>(index->changes()) : 0);
+  return connection_->TotalChanges() + static_cast<int64_t>(memory_index()->changes());
 }
 
-MemoryIndex* Transaction::memory_index() const { return reader_ ? nullptr : store_->memory_index_.get(); }
+MemoryIndex* Transaction::memory_index() const { return store_->memory_index_.get(); }
+
+Result<uint64_t> Transaction::IndexSnapshot() {
+  if (!reader_) return MemoryIndex::kLatest;
+  if (!index_snapshot_) {
+    COSMOS_ASSIGN_OR_RETURN(index_snapshot_, Store::ReadCommittedGroup(*connection_));
+  }
+  return *index_snapshot_;
+}
 
 Status Transaction::Commit() {
   if (!write_open_) return Status();
@@ -104,9 +112,9 @@ Status Transaction::Commit() {
     savepoint_open_ = false;
     Status released = connection_->Run("RELEASE write");
     if (released.ok()) {
-      if (MemoryIndex* index = memory_index()) index->ReleaseSavepoint();
+      memory_index()->ReleaseSavepoint();
     } else {
-      RollBackSavepoint(*connection_, memory_index());
+      RollBackSavepoint(*connection_, *memory_index());
       (void)store_->FinishWrite(lock_, group_);
       return released;
     }

@@ -1,10 +1,19 @@
-// The index of an in-memory store (storage/memory_index.h) against the index_entries table of a
-// file store: the same writes into both, then every lookup the engine makes, compared answer for
-// answer; and its changes undone with the SQLite transaction's (savepoints, parts, whole groups).
+// The store's index (storage/memory_index.h): every lookup the engine makes, against a plain
+// model of the index, in an in-memory store and a file store; its changes undone with the SQLite
+// transaction's (savepoints, parts, whole groups); and what each reader's snapshot sees while
+// the writer goes on (versions, purges, and a writer and readers on threads side by side).
 #include "storage/memory_index.h"
 
+#include <algorithm>
+#include <atomic>
+#include <functional>
+#include <map>
 #include <random>
+#include <set>
+#include <thread>
+#include <tuple>
 
+#include "storage/schema.h"
 #include "storage/store.h"
 #include "tests/test_support.h"
 
@@ -14,6 +23,8 @@ using cosmos::storage::DocumentRecord;
 using cosmos::storage::DocumentScope;
 using cosmos::storage::IndexEntry;
 using cosmos::storage::IndexRow;
+using cosmos::storage::IndexScan;
+using cosmos::storage::MemoryIndex;
 using cosmos::storage::Store;
 using cosmos::storage::StoreOptions;
 using cosmos::storage::Transaction;
@@ -72,97 +83,179 @@ std::string Text(const std::vector<IndexRow>& rows) {
   return text;
 }
 
+// The index as a plain set of (path, value, partition hash, document seq), and each lookup as the
+// engine defines it (store.h), computed by filtering and sorting it.
+class ModelIndex {
+ public:
+  void Insert(const Written& written) {
+    keys_[written.record.seq] = written.record.partition_key;
+    for (const IndexEntry& entry : written.entries) entries_.insert(Row(written, entry));
+  }
+  void Delete(const Written& written, const std::vector<IndexEntry>& entries) {
+    for (const IndexEntry& entry : entries) entries_.erase(Row(written, entry));
+  }
+
+  // The rows of `path` between the bounds, in key order.
+  std::vector<IndexRow> Rows(const std::string& path, const std::string& lower, bool lower_inclusive,
+                             const std::string& upper, bool upper_inclusive) const {
+    std::vector<IndexRow> rows;
+    for (const auto& [entry_path, value, hash, seq] : entries_) {
+      if (entry_path != path || (lower_inclusive ? value < lower : value <= lower)) continue;
+      if (!upper.empty() && (upper_inclusive ? value > upper : value >= upper)) continue;
+      rows.push_back(IndexRow{value, hash, seq});
+    }
+    return rows;
+  }
+  bool InScope(const IndexRow& row, const DocumentScope& scope) const {
+    if (scope.partition_key) return row.partition_hash == cosmos::storage::PartitionHash(*scope.partition_key);
+    const std::string& key = keys_.at(row.document_seq);
+    return key >= scope.min_key && (!scope.max_key || key < *scope.max_key);
+  }
+  int64_t Count(const std::string& path) const {
+    return static_cast<int64_t>(Rows(path, "", true, "", false).size());
+  }
+  cosmos::storage::IndexSize Size() const {
+    cosmos::storage::IndexSize size;
+    for (const auto& [path, value, hash, seq] : entries_) {
+      ++size.entries;
+      size.bytes += static_cast<int64_t>(path.size() + value.size()) + cosmos::storage::kIndexEntryPointerBytes;
+    }
+    return size;
+  }
+
+ private:
+  using Entry = std::tuple<std::string, std::string, int64_t, int64_t>;
+  static Entry Row(const Written& written, const IndexEntry& entry) {
+    return {entry.path, entry.value, cosmos::storage::PartitionHash(written.record.partition_key), written.record.seq};
+  }
+  std::set<Entry> entries_;
+  std::map<int64_t, std::string> keys_;
+};
+
+bool Before(const IndexRow& a, const IndexRow& b) {
+  return std::tie(a.value, a.partition_hash, a.document_seq) < std::tie(b.value, b.partition_hash, b.document_seq);
+}
+
 }  // namespace
 
-TEST_CASE("the in-memory index answers every lookup as the index_entries table does", "[store][memory_index]") {
+TEST_CASE("the index answers every lookup as a plain model of it does", "[store][memory_index]") {
   cosmos_test::ScratchDir dir("cosmolite-memory-index-");
-  std::unique_ptr<Store> in_memory = OpenSeeded({});
-  std::unique_ptr<Store> in_file = OpenSeeded(cosmos_test::FileStore(dir));
   std::mt19937 random(7);
   std::vector<Written> documents;
   for (int64_t seq = 1; seq <= 120; ++seq) documents.push_back(MakeDocument(seq, random));
-  for (Store* store : {in_memory.get(), in_file.get()}) {
-    auto txn = store->BeginWrite();
-    REQUIRE_OK(txn);
-    for (const Written& written : documents) {
-      REQUIRE_OK(txn->InsertDocument(kContainer, written.record));
-      // Half through the path for new documents (repeats go in once), half the other.
-      if (written.record.seq % 2 == 0) {
-        REQUIRE_OK(txn->InsertNewIndexEntries(kContainer, written.record.seq, written.record.partition_key, written.entries));
-      } else {
-        REQUIRE_OK(txn->InsertIndexEntries(kContainer, written.record.seq, written.record.partition_key, written.entries));
+  ModelIndex model;
+  for (const Written& written : documents) model.Insert(written);
+  for (int64_t seq = 3; seq <= 120; seq += 7) {
+    const Written& written = documents[seq - 1];
+    model.Delete(written, {written.entries[0], written.entries[2]});
+  }
+
+  for (bool in_file : {false, true}) {
+    INFO((in_file ? "a file store (reads on snapshots)" : "an in-memory store"));
+    std::unique_ptr<Store> store = OpenSeeded(in_file ? cosmos_test::FileStore(dir) : StoreOptions{});
+    {
+      auto txn = store->BeginWrite();
+      REQUIRE_OK(txn);
+      for (const Written& written : documents) {
+        REQUIRE_OK(txn->InsertDocument(kContainer, written.record));
+        // Half through the path for new documents (repeats go in once), half the other.
+        if (written.record.seq % 2 == 0) {
+          REQUIRE_OK(txn->InsertNewIndexEntries(kContainer, written.record.seq, written.record.partition_key, written.entries));
+        } else {
+          REQUIRE_OK(txn->InsertIndexEntries(kContainer, written.record.seq, written.record.partition_key, written.entries));
+        }
       }
+      REQUIRE_OK(txn->Commit());
     }
-    // Some entries go again, as a replaced document's would.
-    for (int64_t seq = 3; seq <= 120; seq += 7) {
-      const Written& written = documents[seq - 1];
-      REQUIRE_OK(txn->DeleteIndexEntries(kContainer, seq, written.record.partition_key, {written.entries[0], written.entries[2]}));
+    {
+      // Some entries go again, as a replaced document's would, in a later group.
+      auto txn = store->BeginWrite();
+      REQUIRE_OK(txn);
+      for (int64_t seq = 3; seq <= 120; seq += 7) {
+        const Written& written = documents[seq - 1];
+        REQUIRE_OK(txn->DeleteIndexEntries(kContainer, seq, written.record.partition_key, {written.entries[0], written.entries[2]}));
+      }
+      REQUIRE_OK(txn->Commit());
     }
-    REQUIRE_OK(txn->Commit());
-  }
 
-  auto in_memory_read = in_memory->BeginRead();
-  auto in_file_read = in_file->BeginRead();
-  REQUIRE_OK(in_memory_read);
-  REQUIRE_OK(in_file_read);
-  Transaction& memory = *in_memory_read;
-  Transaction& file = *in_file_read;
+    auto read = store->BeginRead();
+    REQUIRE_OK(read);
+    Transaction& index = *read;
+    CHECK(index.OnSnapshot() == in_file);
+    auto size = index.MeasureIndex(kContainer);
+    REQUIRE_OK(size);
+    CHECK(size->entries == model.Size().entries);
+    CHECK(size->bytes == model.Size().bytes);
+    CHECK(size->entries > 300);
+    for (const char* path : {"/a", "/b", "/arr/[]", "/long", "/none"}) {
+      CHECK(index.CountIndexEntries(kContainer, path).value() == model.Count(path));
+    }
 
-  auto memory_size = memory.MeasureIndex(kContainer);
-  auto file_size = file.MeasureIndex(kContainer);
-  REQUIRE_OK(memory_size);
-  REQUIRE_OK(file_size);
-  CHECK(memory_size->entries == file_size->entries);
-  CHECK(memory_size->bytes == file_size->bytes);
-  CHECK(memory_size->entries > 300);
-  for (const char* path : {"/a", "/b", "/arr/[]", "/long", "/none"}) {
-    CHECK(memory.CountIndexEntries(kContainer, path).value() == file.CountIndexEntries(kContainer, path).value());
-  }
-
-  const std::vector<std::string> bounds = {"", "3", "30", "35", "38", "399", "4", "4s1", "4s2", "5",
-                                           "4a-shared-prefix", "4a-shared-prefix-1", std::string("4a\0\0", 4)};
-  const std::vector<DocumentScope> scopes = {DocumentScope::All(), DocumentScope::Partition("k2"),
-                                             DocumentScope::KeyRange("k1", std::string("k3")),
-                                             DocumentScope::KeyRange("k3", std::nullopt)};
-  int compared = 0;
-  for (const char* path : {"/a", "/b", "/arr/[]", "/long"}) {
-    for (const std::string& lower : bounds) {
-      for (const std::string& upper : bounds) {
-        for (bool lower_inclusive : {true, false}) {
-          for (bool upper_inclusive : {true, false}) {
-            INFO(path << " [" << lower << (lower_inclusive ? "=" : "") << ", " << upper << (upper_inclusive ? "=" : "") << "]");
-            for (const DocumentScope& scope : scopes) {
-              uint64_t memory_read = 0, file_read = 0;
-              auto memory_seqs = memory.LookupIndex(kContainer, path, lower, lower_inclusive, upper, upper_inclusive, scope, memory_read);
-              auto file_seqs = file.LookupIndex(kContainer, path, lower, lower_inclusive, upper, upper_inclusive, scope, file_read);
-              REQUIRE_OK(memory_seqs);
-              REQUIRE_OK(file_seqs);
-              CHECK(*memory_seqs == *file_seqs);
-              CHECK(memory_read == file_read);
-              auto memory_values = memory.LookupIndexValues(kContainer, path, lower, lower_inclusive, upper, upper_inclusive, scope, memory_read);
-              auto file_values = file.LookupIndexValues(kContainer, path, lower, lower_inclusive, upper, upper_inclusive, scope, file_read);
-              REQUIRE_OK(memory_values);
-              REQUIRE_OK(file_values);
-              CHECK(*memory_values == *file_values);
-              ++compared;
-            }
-            for (std::optional<std::string> partition : {std::optional<std::string>(), std::optional<std::string>("k4")}) {
-              for (int64_t limit : {0, 1, 7, 1000}) {
-                CHECK(memory.CountIndexRange(kContainer, path, lower, lower_inclusive, upper, upper_inclusive, partition, limit).value() ==
-                      file.CountIndexRange(kContainer, path, lower, lower_inclusive, upper, upper_inclusive, partition, limit).value());
+    const std::vector<std::string> bounds = {"", "3", "30", "35", "38", "399", "4", "4s1", "4s2", "5",
+                                             "4a-shared-prefix", "4a-shared-prefix-1", std::string("4a\0\0", 4)};
+    const std::vector<DocumentScope> scopes = {DocumentScope::All(), DocumentScope::Partition("k2"),
+                                               DocumentScope::KeyRange("k1", std::string("k3")),
+                                               DocumentScope::KeyRange("k3", std::nullopt)};
+    int compared = 0;
+    for (const char* path : {"/a", "/b", "/arr/[]", "/long"}) {
+      for (const std::string& lower : bounds) {
+        for (const std::string& upper : bounds) {
+          for (bool lower_inclusive : {true, false}) {
+            for (bool upper_inclusive : {true, false}) {
+              INFO(path << " [" << lower << (lower_inclusive ? "=" : "") << ", " << upper << (upper_inclusive ? "=" : "") << "]");
+              const std::vector<IndexRow> rows = model.Rows(path, lower, lower_inclusive, upper, upper_inclusive);
+              for (const DocumentScope& scope : scopes) {
+                std::vector<int64_t> seqs;
+                std::vector<std::pair<int64_t, std::string>> values;
+                for (const IndexRow& row : rows) {
+                  if (!model.InScope(row, scope)) continue;
+                  seqs.push_back(row.document_seq);
+                  values.emplace_back(row.document_seq, row.value);
+                }
+                const uint64_t entries = seqs.size();
+                std::sort(seqs.begin(), seqs.end());
+                seqs.erase(std::unique(seqs.begin(), seqs.end()), seqs.end());
+                // One per document: the first of its values in key order.
+                std::stable_sort(values.begin(), values.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+                values.erase(std::unique(values.begin(), values.end(), [](const auto& a, const auto& b) { return a.first == b.first; }),
+                             values.end());
+                uint64_t read_entries = 0;
+                auto found = index.LookupIndex(kContainer, path, lower, lower_inclusive, upper, upper_inclusive, scope, read_entries);
+                REQUIRE_OK(found);
+                CHECK(*found == seqs);
+                CHECK(read_entries == entries);
+                auto found_values = index.LookupIndexValues(kContainer, path, lower, lower_inclusive, upper, upper_inclusive, scope, read_entries);
+                REQUIRE_OK(found_values);
+                CHECK(*found_values == values);
+                ++compared;
               }
-              for (bool descending : {false, true}) {
-                // Page through in fives, resuming after the last row as a continuation does.
-                std::optional<IndexRow> after;
-                for (int page = 0; page < 40; ++page) {
-                  auto memory_rows = memory.ScanIndex(kContainer, path, lower, lower_inclusive, upper, upper_inclusive, descending, partition, after, 5);
-                  auto file_rows = file.ScanIndex(kContainer, path, lower, lower_inclusive, upper, upper_inclusive, descending, partition, after, 5);
-                  REQUIRE_OK(memory_rows);
-                  REQUIRE_OK(file_rows);
-                  REQUIRE(Text(*memory_rows) == Text(*file_rows));
-                  ++compared;
-                  if (memory_rows->size() < 5) break;
-                  after = memory_rows->back();
+              for (std::optional<std::string> partition : {std::optional<std::string>(), std::optional<std::string>("k4")}) {
+                std::vector<IndexRow> in_partition;
+                for (const IndexRow& row : rows) {
+                  if (!partition || model.InScope(row, DocumentScope::Partition(*partition))) in_partition.push_back(row);
+                }
+                for (int64_t limit : {0, 1, 7, 1000}) {
+                  CHECK(index.CountIndexRange(kContainer, path, lower, lower_inclusive, upper, upper_inclusive, partition, limit).value() ==
+                        std::min<int64_t>(std::max<int64_t>(limit, 0), static_cast<int64_t>(in_partition.size())));
+                }
+                for (bool descending : {false, true}) {
+                  std::vector<IndexRow> expected = in_partition;
+                  if (descending) std::reverse(expected.begin(), expected.end());
+                  // Page through in fives, resuming after the last row as a continuation does.
+                  std::vector<IndexRow> paged;
+                  std::optional<IndexRow> after;
+                  for (int page = 0; page < 100; ++page) {
+                    auto found = index.ScanIndex(kContainer, path, lower, lower_inclusive, upper, upper_inclusive, descending, partition, after, 5);
+                    REQUIRE_OK(found);
+                    for (const IndexRow& row : *found) {
+                      if (after) CHECK((descending ? Before(row, *after) : Before(*after, row)));
+                    }
+                    paged.insert(paged.end(), found->begin(), found->end());
+                    ++compared;
+                    if (found->size() < 5) break;
+                    after = found->back();
+                  }
+                  REQUIRE(Text(paged) == Text(expected));
                 }
               }
             }
@@ -170,8 +263,8 @@ TEST_CASE("the in-memory index answers every lookup as the index_entries table d
         }
       }
     }
+    CHECK(compared > 5000);
   }
-  CHECK(compared > 5000);
 }
 
 TEST_CASE("the in-memory index undoes its changes with the transaction's", "[store][memory_index]") {
@@ -234,4 +327,182 @@ TEST_CASE("the in-memory index undoes its changes with the transaction's", "[sto
   }
   CHECK(count("/kept") == 0);
   CHECK(count("/part") == 0);
+}
+
+TEST_CASE("a reader sees the index entries of its snapshot while the writer goes on", "[store][memory_index]") {
+  cosmos_test::ScratchDir dir("cosmolite-memory-index-snapshot-");
+  std::unique_ptr<Store> store = OpenSeeded(cosmos_test::FileStore(dir));
+  auto write = [&](const std::function<void(Transaction&)>& changes) {
+    auto txn = store->BeginWrite();
+    REQUIRE_OK(txn);
+    changes(*txn);
+    REQUIRE_OK(txn->Commit());
+  };
+  auto values = [&](Transaction& read) {
+    uint64_t entries = 0;
+    auto found = read.LookupIndexValues(kContainer, "/v", "3", true, "4", false, DocumentScope::All(), entries);
+    REQUIRE_OK(found);
+    return *found;
+  };
+  using Values = std::vector<std::pair<int64_t, std::string>>;
+  write([](Transaction& txn) {
+    REQUIRE_OK(txn.InsertDocument(kContainer, DocumentRecord{1, "k", "d1", "{}", "\"e\"", 1}));
+    REQUIRE_OK(txn.InsertNewIndexEntries(kContainer, 1, "k", {{"/v", "31"}}));
+  });
+  auto early = store->BeginRead();
+  REQUIRE_OK(early);
+  CHECK(values(*early) == Values{{1, "31"}});  // its snapshot begins here
+  auto registered_early = store->BeginRead();  // registered now, its snapshot begins later
+  REQUIRE_OK(registered_early);
+
+  // Document 1 changes its value; document 2 comes.
+  write([](Transaction& txn) {
+    REQUIRE_OK(txn.DeleteIndexEntries(kContainer, 1, "k", {{"/v", "31"}}));
+    REQUIRE_OK(txn.InsertIndexEntries(kContainer, 1, "k", {{"/v", "32"}}));
+    REQUIRE_OK(txn.InsertDocument(kContainer, DocumentRecord{2, "k", "d2", "{}", "\"e\"", 2}));
+    REQUIRE_OK(txn.InsertNewIndexEntries(kContainer, 2, "k", {{"/v", "33"}}));
+  });
+  // Back to the first value, in a later group: the same entry again, beside its older version.
+  write([](Transaction& txn) {
+    REQUIRE_OK(txn.DeleteIndexEntries(kContainer, 1, "k", {{"/v", "32"}}));
+    REQUIRE_OK(txn.InsertIndexEntries(kContainer, 1, "k", {{"/v", "31"}}));
+  });
+  CHECK(values(*early) == Values{{1, "31"}});
+  auto scanned = early->ScanIndex(kContainer, "/v", "", true, "", false, /*descending=*/true, std::nullopt, std::nullopt, 10);
+  REQUIRE_OK(scanned);
+  CHECK(Text(*scanned) == Text({IndexRow{"31", cosmos::storage::PartitionHash("k"), 1}}));
+  CHECK(values(*registered_early) == Values{{1, "31"}, {2, "33"}});
+  auto late = store->BeginRead();
+  REQUIRE_OK(late);
+  CHECK(values(*late) == Values{{1, "31"}, {2, "33"}});
+  // A write sees the latest entries, and counts are the latest's for every reader.
+  write([&](Transaction& txn) { CHECK(values(txn) == Values{{1, "31"}, {2, "33"}}); });
+  CHECK(early->CountIndexEntries(kContainer, "/v").value() == 2);
+}
+
+TEST_CASE("removed entries stay while a reader may see them, and go after", "[store][memory_index]") {
+  MemoryIndex index(/*committed_group=*/10);
+  auto seen_by = [&](uint64_t snapshot) {
+    std::vector<std::string> seen;
+    IndexScan scan{"", true, "", false, false, nullptr, std::nullopt, snapshot};
+    index.Scan(kContainer, "/v", scan, [&](const IndexRow& row) {
+      seen.push_back(row.value);
+      return true;
+    });
+    return seen;
+  };
+  using Seen = std::vector<std::string>;
+  CHECK(index.Insert(kContainer, "/v", IndexRow{"31", 0, 1}, 11));
+  CHECK_FALSE(index.Insert(kContainer, "/v", IndexRow{"31", 0, 1}, 11));  // there already
+  CHECK(index.Insert(kContainer, "/v", IndexRow{"32", 0, 2}, 11));
+  CHECK(seen_by(10) == Seen{});
+  CHECK(seen_by(MemoryIndex::kLatest) == Seen{"31", "32"});
+  index.Commit(11);
+  const uint64_t reader = index.OpenReader();
+  CHECK(reader == 11);
+
+  CHECK(index.Erase(kContainer, "/v", IndexRow{"31", 0, 1}, 12));
+  CHECK_FALSE(index.Erase(kContainer, "/v", IndexRow{"31", 0, 1}, 12));  // gone already
+  CHECK(index.Insert(kContainer, "/v", IndexRow{"33", 0, 3}, 12));
+  CHECK(index.Erase(kContainer, "/v", IndexRow{"33", 0, 3}, 12));  // added and removed by one group: erased
+  CHECK(index.Count(kContainer, "/v") == 1);
+  index.Commit(12);
+  CHECK(seen_by(11) == Seen{"31", "32"});
+  CHECK(seen_by(12) == Seen{"32"});
+  CHECK(index.HeldEntries() == 2);  // the removed "31" waits for the reader
+
+  // Removed and added back in one group: the entry simply lives on.
+  CHECK(index.Erase(kContainer, "/v", IndexRow{"32", 0, 2}, 13));
+  CHECK(index.Insert(kContainer, "/v", IndexRow{"32", 0, 2}, 13));
+  index.Commit(13);
+  CHECK(seen_by(11) == Seen{"31", "32"});
+  CHECK(seen_by(13) == Seen{"32"});
+
+  index.CloseReader(reader);
+  CHECK(index.HeldEntries() == 2);  // purged with the next commit
+  index.Commit(14);
+  CHECK(index.HeldEntries() == 1);
+  CHECK(seen_by(MemoryIndex::kLatest) == Seen{"32"});
+
+  // Undone: a removal, an addition, a container's erasure.
+  index.Savepoint();
+  CHECK(index.Erase(kContainer, "/v", IndexRow{"32", 0, 2}, 15));
+  CHECK(index.Insert(kContainer, "/v", IndexRow{"34", 0, 4}, 15));
+  index.EraseContainer(kContainer, 15);
+  CHECK(seen_by(MemoryIndex::kLatest) == Seen{});
+  index.RollBackToSavepoint();
+  index.ReleaseSavepoint();
+  CHECK(seen_by(MemoryIndex::kLatest) == Seen{"32"});
+  CHECK(index.Count(kContainer, "/v") == 1);
+  CHECK(index.HeldEntries() == 1);
+}
+
+TEST_CASE("readers on threads see whole commits while the writer replaces entries", "[store][memory_index]") {
+  cosmos_test::ScratchDir dir("cosmolite-memory-index-threads-");
+  std::unique_ptr<Store> store = OpenSeeded(cosmos_test::FileStore(dir));
+  // Each document has one entry at /v; a write moves it to another value. A reader that saw part
+  // of a commit would find a document twice, or not at all.
+  constexpr int64_t kDocuments = 300;
+  std::vector<std::string> current(kDocuments + 1);
+  {
+    auto txn = store->BeginWrite();
+    REQUIRE_OK(txn);
+    for (int64_t seq = 1; seq <= kDocuments; ++seq) {
+      REQUIRE_OK(txn->InsertDocument(kContainer, DocumentRecord{seq, Join("k", std::to_string(seq % 7)),
+                                                                Join("d", std::to_string(seq)), "{}", "\"e\"", seq}));
+      current[seq] = Join("3", std::to_string(seq));
+      REQUIRE_OK(txn->InsertNewIndexEntries(kContainer, seq, Join("k", std::to_string(seq % 7)), {{"/v", current[seq]}}));
+    }
+    REQUIRE_OK(txn->Commit());
+  }
+  std::atomic<bool> stop{false};
+  std::atomic<int> failures{0}, reads{0};
+  auto reader = [&] {
+    while (!stop.load()) {
+      auto read = store->BeginRead();
+      if (!read.ok()) {
+        ++failures;
+        continue;
+      }
+      uint64_t entries = 0;
+      auto first = read->LookupIndexValues(kContainer, "/v", "", true, "", false, DocumentScope::All(), entries);
+      std::this_thread::yield();  // the writer commits meanwhile
+      std::vector<IndexRow> paged;
+      std::optional<IndexRow> after;
+      for (;;) {
+        auto page = read->ScanIndex(kContainer, "/v", "", true, "", false, false, std::nullopt, after, 7);
+        if (!page.ok()) break;
+        paged.insert(paged.end(), page->begin(), page->end());
+        if (page->size() < 7) break;
+        after = page->back();
+      }
+      auto again = read->LookupIndexValues(kContainer, "/v", "", true, "", false, DocumentScope::All(), entries);
+      if (!first.ok() || !again.ok() || first->size() != kDocuments || *first != *again ||
+          paged.size() != static_cast<size_t>(kDocuments)) {
+        ++failures;
+      }
+      ++reads;
+    }
+  };
+  std::thread reader_a(reader), reader_b(reader);
+  std::mt19937 random(11);
+  for (int round = 0; round < 400; ++round) {
+    auto txn = store->BeginWrite();
+    REQUIRE_OK(txn);
+    for (int change = 0; change < 5; ++change) {
+      const int64_t seq = 1 + static_cast<int64_t>(random() % kDocuments);
+      const std::string key = Join("k", std::to_string(seq % 7));
+      std::string next = Join("3", std::to_string(random() % 1000));
+      if (next == current[seq]) continue;
+      REQUIRE_OK(txn->DeleteIndexEntries(kContainer, seq, key, {{"/v", current[seq]}}));
+      REQUIRE_OK(txn->InsertIndexEntries(kContainer, seq, key, {{"/v", next}}));
+      current[seq] = next;
+    }
+    REQUIRE_OK(txn->Commit());
+  }
+  stop = true;
+  reader_a.join();
+  reader_b.join();
+  CHECK(failures.load() == 0);
+  CHECK(reads.load() > 0);
 }

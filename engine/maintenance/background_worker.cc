@@ -5,12 +5,6 @@
 #include "common/thread_name.h"
 
 namespace cosmos::engine {
-namespace {
-
-// Documents per transaction: bounds how long one step holds the store.
-constexpr int64_t kBatch = 500;
-
-}  // namespace
 
 BackgroundWorker::BackgroundWorker(Account& account, std::chrono::milliseconds interval)
     : account_(account), interval_(interval), thread_([this] { Run(); }) {}
@@ -30,15 +24,15 @@ void BackgroundWorker::Run() {
   while (!wake_.wait_for(lock, interval_, [this] { return stopping_; })) {
     lock.unlock();
     for (;;) {
-      Result<int64_t> swept = account_.SweepExpiredDocuments(NowSeconds(), kBatch);
+      Result<int64_t> swept = account_.SweepExpiredDocuments(NowSeconds(), kMaintenanceBatch);
       if (!swept.ok()) {
         spdlog::warn("time-to-live sweep failed: {}", swept.status().message());
         break;
       }
-      if (*swept < kBatch) break;
+      if (*swept < kMaintenanceBatch) break;
     }
     for (;;) {
-      Result<bool> more = account_.ContinueIndexBuilds(kBatch);
+      Result<bool> more = account_.ContinueIndexBuilds(kMaintenanceBatch);
       if (!more.ok()) {
         spdlog::warn("index build failed: {}", more.status().message());
         break;

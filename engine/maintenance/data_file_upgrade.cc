@@ -8,18 +8,17 @@ namespace cosmos::engine {
 
 Status Maintenance::UpgradeDataFile() {
   int version = context_.store().opened_schema_version();
-  if (version == 0 || version >= 7) return Status();
-  if (version >= 4) return RebuildIndexes();
+  // Indexes need nothing here: a file store starts a build of every container's as it opens.
+  if (version == 0 || version >= 4) return Status();
   if (version == 1) COSMOS_RETURN_IF_ERROR(RekeyDocuments());
-  // Before version 4 there were neither offers nor index entries: every container gets the
-  // default offer (unless its database shares throughput) and an index build.
+  // Before version 4 there were no offers: every container gets the default offer (unless its
+  // database shares throughput).
   COSMOS_ASSIGN_OR_RETURN(auto txn, context_.store().BeginWrite());
   COSMOS_ASSIGN_OR_RETURN(auto databases, txn.ListDatabases());
   for (const auto& database : databases) {
     COSMOS_ASSIGN_OR_RETURN(auto database_offer, txn.FindOfferFor(/*is_database=*/true, database.seq));
     COSMOS_ASSIGN_OR_RETURN(auto containers, txn.ListContainers(database.seq));
     for (const auto& container : containers) {
-      COSMOS_RETURN_IF_ERROR(txn.StartIndexBuild(container.seq));
       COSMOS_ASSIGN_OR_RETURN(auto offer, txn.FindOfferFor(/*is_database=*/false, container.seq));
       if (offer || database_offer || context_.options().serverless) continue;
       ContainerThroughput throughput;
@@ -29,20 +28,6 @@ Status Maintenance::UpgradeDataFile() {
                                                   ContainerSelf(ResourceId::ForDatabase(database.seq), rid), rid,
                                                   throughput));
     }
-  }
-  context_.ChangeCatalog(txn);
-  return txn.Commit();
-}
-
-// Versions 4 and 5 kept index entries without their logical partition (and version 4 no
-// composite ones), version 6 without the documents' _ts: the store dropped them, and every
-// container rebuilds its index.
-Status Maintenance::RebuildIndexes() {
-  COSMOS_ASSIGN_OR_RETURN(auto txn, context_.store().BeginWrite());
-  COSMOS_ASSIGN_OR_RETURN(auto databases, txn.ListDatabases());
-  for (const auto& database : databases) {
-    COSMOS_ASSIGN_OR_RETURN(auto containers, txn.ListContainers(database.seq));
-    for (const auto& container : containers) COSMOS_RETURN_IF_ERROR(txn.StartIndexBuild(container.seq));
   }
   context_.ChangeCatalog(txn);
   return txn.Commit();

@@ -78,4 +78,12 @@ Result<bool> Maintenance::ContinueIndexBuilds(int64_t limit) {
   return !finished || builds.size() > 1;
 }
 
+Result<bool> Maintenance::ContinueIndexBuildsFor(std::chrono::milliseconds budget) {
+  const auto deadline = std::chrono::steady_clock::now() + budget;
+  for (;;) {
+    COSMOS_ASSIGN_OR_RETURN(bool more, ContinueIndexBuilds(kMaintenanceBatch));
+    if (!more || std::chrono::steady_clock::now() >= deadline) return more;
+  }
+}
+
 }  // namespace cosmos::engine
