@@ -101,7 +101,7 @@ struct QueryRun {
 };
 
 // Runs a file in a fresh account whose containers get `physical_partitions` ranges, kept in memory
-// or, with `data_file` set, in that file (the two keep their index apart: storage/memory_index.h).
+// or, with `data_file` set, in that file (whose queries read on snapshots: storage/memory_index.h).
 class FileRunner {
  public:
   FileRunner(const TestFile& file, int physical_partitions, std::string data_file = "")
