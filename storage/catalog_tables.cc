@@ -133,7 +133,6 @@ Status Transaction::DeleteContainer(int64_t seq) {
                           "DELETE FROM change_log WHERE container_seq = ?",
                           "DELETE FROM change_log_starts WHERE container_seq = ?",
                           "DELETE FROM offers WHERE is_database = 0 AND resource_seq = ?",
-                          "DELETE FROM index_sizes WHERE container_seq = ?",
                           "DELETE FROM index_builds WHERE container_seq = ?",
                           "DELETE FROM scripts WHERE container_seq = ?",
                           "DELETE FROM containers WHERE seq = ?"}) {
@@ -193,14 +192,11 @@ Status Transaction::UpdateOfferBody(int64_t seq, std::string_view body) {
 
 Status Transaction::StartIndexBuild(int64_t container_seq) {
   COSMOS_RETURN_IF_ERROR(EraseContainerIndex(container_seq));
-  for (const char* sql : {"DELETE FROM index_sizes WHERE container_seq = ?1",
-                          "INSERT OR REPLACE INTO index_builds(container_seq, after_seq, total, done) "
-                          "VALUES(?1, 0, (SELECT count(*) FROM documents WHERE container_seq = ?1), 0)"}) {
-    COSMOS_ASSIGN_OR_RETURN(auto* stmt, connection_->Prepare(sql));
-    stmt->Bind(1, container_seq);
-    COSMOS_RETURN_IF_ERROR(stmt->Run());
-  }
-  return Status();
+  COSMOS_ASSIGN_OR_RETURN(auto* stmt, connection_->Prepare(
+      "INSERT OR REPLACE INTO index_builds(container_seq, after_seq, total, done) "
+      "VALUES(?1, 0, (SELECT count(*) FROM documents WHERE container_seq = ?1), 0)"));
+  stmt->Bind(1, container_seq);
+  return stmt->Run();
 }
 
 Result<std::vector<IndexBuild>> Transaction::ListIndexBuilds() {

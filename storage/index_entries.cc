@@ -5,20 +5,9 @@
 #include <string>
 
 #include "storage/memory_index.h"
-#include "storage/schema.h"
 #include "storage/sqlite/connection.h"
 
 namespace cosmos::storage {
-namespace {
-
-// An entry's share of index_sizes.
-void CountEntry(const IndexEntry& entry, IndexSize& size) {
-  ++size.entries;
-  size.bytes += static_cast<int64_t>(entry.path.size() + entry.value.size()) + kIndexEntryPointerBytes;
-}
-
-}  // namespace
-
 int64_t PartitionHash(std::string_view partition_key) {
   // FNV-1a: stable across builds and platforms, as a value kept in data files must be.
   uint64_t hash = 14695981039346656037ull;
@@ -33,14 +22,11 @@ Status Transaction::InsertIndexEntries(int64_t container_seq, int64_t document_s
                                        const std::vector<IndexEntry>& entries) {
   if (entries.empty()) return Status();
   const int64_t partition_hash = PartitionHash(partition_key);
-  IndexSize added;
   MemoryIndex& index = *memory_index();
   for (const IndexEntry& entry : entries) {
-    if (index.Insert(container_seq, entry.path, IndexRow{entry.value, partition_hash, document_seq}, group_)) {
-      CountEntry(entry, added);
-    }
+    index.Insert(container_seq, entry.path, IndexRow{entry.value, partition_hash, document_seq}, group_);
   }
-  return AddToIndexSize(container_seq, added);
+  return Status();
 }
 
 Status Transaction::InsertNewIndexEntries(int64_t container_seq, int64_t document_seq, std::string_view partition_key,
@@ -58,38 +44,24 @@ Status Transaction::InsertNewIndexEntries(int64_t container_seq, int64_t documen
   sorted.erase(std::unique(sorted.begin(), sorted.end(), [](const IndexEntry* a, const IndexEntry* b) { return *a == *b; }),
                sorted.end());
   const int64_t partition_hash = PartitionHash(partition_key);
-  IndexSize added;
   MemoryIndex& index = *memory_index();
   for (const IndexEntry* entry : sorted) {
     if (!index.Insert(container_seq, entry->path, IndexRow{entry->value, partition_hash, document_seq}, group_)) {
       return Status::Internal("an index entry of a new document was in the index already");
     }
-    CountEntry(*entry, added);
   }
-  return AddToIndexSize(container_seq, added);
+  return Status();
 }
 
 Status Transaction::DeleteIndexEntries(int64_t container_seq, int64_t document_seq, std::string_view partition_key,
                                        const std::vector<IndexEntry>& entries) {
   if (entries.empty()) return Status();
   const int64_t partition_hash = PartitionHash(partition_key);
-  IndexSize removed;
   MemoryIndex& index = *memory_index();
   for (const IndexEntry& entry : entries) {
-    if (index.Erase(container_seq, entry.path, IndexRow{entry.value, partition_hash, document_seq}, group_)) {
-      CountEntry(entry, removed);
-    }
+    index.Erase(container_seq, entry.path, IndexRow{entry.value, partition_hash, document_seq}, group_);
   }
-  return AddToIndexSize(container_seq, IndexSize{-removed.entries, -removed.bytes});
-}
-
-Status Transaction::AddToIndexSize(int64_t container_seq, const IndexSize& change) {
-  if (change.entries == 0) return Status();
-  COSMOS_ASSIGN_OR_RETURN(auto* stmt, connection_->Prepare(
-      "INSERT INTO index_sizes(container_seq, entries, bytes) VALUES(?1, ?2, ?3) "
-      "ON CONFLICT(container_seq) DO UPDATE SET entries = entries + ?2, bytes = bytes + ?3"));
-  stmt->Bind(1, container_seq).Bind(2, change.entries).Bind(3, change.bytes);
-  return stmt->Run();
+  return Status();
 }
 
 namespace {
@@ -189,14 +161,7 @@ Result<int64_t> Transaction::CountIndexEntries(int64_t container_seq, std::strin
   return memory_index()->Count(container_seq, path);
 }
 
-Result<IndexSize> Transaction::MeasureIndex(int64_t container_seq) {
-  COSMOS_ASSIGN_OR_RETURN(auto* stmt, connection_->Prepare(
-      "SELECT entries, bytes FROM index_sizes WHERE container_seq = ?"));
-  stmt->Bind(1, container_seq);
-  COSMOS_ASSIGN_OR_RETURN(bool has_row, stmt->Step());
-  if (!has_row) return IndexSize{};
-  return IndexSize{stmt->ColumnInt(0), stmt->ColumnInt(1)};
-}
+Result<IndexSize> Transaction::MeasureIndex(int64_t container_seq) { return memory_index()->Size(container_seq); }
 
 Result<int64_t> Transaction::CountIndexRange(int64_t container_seq, std::string_view path, std::string_view lower,
                                              bool lower_inclusive, std::string_view upper, bool upper_inclusive,

@@ -1,6 +1,7 @@
 #include "storage/memory_index.h"
 
 #include <algorithm>
+#include <cstring>
 
 namespace cosmos::storage {
 namespace {
@@ -21,6 +22,20 @@ MemoryIndex::Entry::Entry(IndexRow from, uint64_t born_in) : head{0, 0}, row(std
   }
 }
 
+int MemoryIndex::CompareBeyondHead(const std::string& a, const std::string& b) {
+  if (a.size() > 16 && b.size() > 16) {
+    const size_t common = std::min(a.size(), b.size()) - 16;
+    if (int by_bytes = std::memcmp(a.data() + 16, b.data() + 16, common); by_bytes != 0) return by_bytes;
+  }
+  return a.size() < b.size() ? -1 : a.size() > b.size() ? 1 : 0;
+}
+
+void MemoryIndex::Count(PathRows& path, const Entry& entry, int sign) {
+  path.live += sign;
+  path.size->entries += sign;
+  path.size->bytes += sign * (path.path_bytes + static_cast<int64_t>(entry.row.value.size()) + kIndexEntryPointerBytes);
+}
+
 MemoryIndex::Rows::iterator MemoryIndex::FindAlive(Rows& rows, const IndexRow& row) {
   for (auto entry = rows.lower_bound(Entry(row, 0)); entry != rows.end() && SameRow(entry->row, row); ++entry) {
     if (entry->died == kAlive) return entry;
@@ -31,7 +46,10 @@ MemoryIndex::Rows::iterator MemoryIndex::FindAlive(Rows& rows, const IndexRow& r
 bool MemoryIndex::Insert(int64_t container_seq, std::string_view path, IndexRow row, uint64_t group) {
   std::unique_lock<std::shared_mutex> lock(mu_);
   auto found = paths_.find(std::pair<int64_t, std::string_view>(container_seq, path));
-  if (found == paths_.end()) found = paths_.emplace(PathKey(container_seq, std::string(path)), PathRows()).first;
+  if (found == paths_.end()) {
+    found = paths_.emplace(PathKey(container_seq, std::string(path)),
+                           PathRows{Rows(), 0, &sizes_[container_seq], static_cast<int64_t>(path.size())}).first;
+  }
   PathRows& path_rows = found->second;
   Rows& rows = path_rows.rows;
   Entry probe(std::move(row), 0);
@@ -42,21 +60,22 @@ bool MemoryIndex::Insert(int64_t container_seq, std::string_view path, IndexRow 
     if (entry->died == kAlive) return false;
     if (entry->died == group) removed_here = entry;
   }
-  ++path_rows.live;
   ++changes_;
   if (removed_here != rows.end()) {
     removed_here->died = kAlive;
+    Count(path_rows, *removed_here, +1);
     undo_.push_back({&path_rows, *removed_here, Change::kRestored, group});
     return true;
   }
   probe.born = group;
   auto position = rows.insert(first, std::move(probe));
+  Count(path_rows, *position, +1);
   undo_.push_back({&path_rows, *position, Change::kInserted, group});
   return true;
 }
 
 void MemoryIndex::Remove(PathRows& path, Rows::iterator entry, uint64_t group) {
-  --path.live;
+  Count(path, *entry, -1);
   ++changes_;
   if (entry->born == group) {  // no reader has seen it: it can go now
     undo_.push_back({&path, *entry, Change::kErased, group});
@@ -105,6 +124,12 @@ int64_t MemoryIndex::Count(int64_t container_seq, std::string_view path) const {
   std::shared_lock<std::shared_mutex> lock(mu_);
   const PathRows* rows = Find(container_seq, path);
   return rows == nullptr ? 0 : rows->live;
+}
+
+IndexSize MemoryIndex::Size(int64_t container_seq) const {
+  std::shared_lock<std::shared_mutex> lock(mu_);
+  auto found = sizes_.find(container_seq);
+  return found == sizes_.end() ? IndexSize{} : found->second;
 }
 
 int64_t MemoryIndex::HeldEntries() const {
@@ -205,20 +230,20 @@ void MemoryIndex::UndoTo(size_t mark) {
     switch (undo.change) {
       case Change::kInserted:
         rows.erase(undo.entry);
-        --undo.path->live;
+        Count(*undo.path, undo.entry, -1);
         break;
       case Change::kErased:
         undo.entry.died = kAlive;
+        Count(*undo.path, undo.entry, +1);
         rows.insert(std::move(undo.entry));
-        ++undo.path->live;
         break;
       case Change::kRemoved:
         rows.find(undo.entry)->died = kAlive;
-        ++undo.path->live;
+        Count(*undo.path, undo.entry, +1);
         break;
       case Change::kRestored:
         rows.find(undo.entry)->died = undo.group;
-        --undo.path->live;
+        Count(*undo.path, undo.entry, -1);
         break;
     }
     undo_.pop_back();

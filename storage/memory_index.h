@@ -39,6 +39,7 @@
 #include <vector>
 
 #include "storage/records.h"
+#include "storage/schema.h"
 
 namespace cosmos::storage {
 
@@ -79,6 +80,9 @@ class MemoryIndex {
             const std::function<bool(const IndexRow&)>& visit) const;
   // How many entries `path` has now (the latest view: the count a planner estimates from).
   int64_t Count(int64_t container_seq, std::string_view path) const;
+  // A container's entries now, and their bytes: each entry's path and value, and
+  // kIndexEntryPointerBytes for the partition hash and document seq it points with.
+  IndexSize Size(int64_t container_seq) const;
 
   // A reader of a SQLite snapshot registers before it begins: what it will see cannot be purged
   // until it closes. Returns the registration, the group last committed, which the snapshot
@@ -118,7 +122,7 @@ class MemoryIndex {
     bool operator()(const Entry& a, const Entry& b) const {
       if (a.head[0] != b.head[0]) return a.head[0] < b.head[0];
       if (a.head[1] != b.head[1]) return a.head[1] < b.head[1];
-      if (int by_value = a.row.value.compare(b.row.value); by_value != 0) return by_value < 0;
+      if (int by_value = CompareBeyondHead(a.row.value, b.row.value); by_value != 0) return by_value < 0;
       if (a.row.partition_hash != b.row.partition_hash) return a.row.partition_hash < b.row.partition_hash;
       if (a.row.document_seq != b.row.document_seq) return a.row.document_seq < b.row.document_seq;
       return a.born < b.born;
@@ -127,12 +131,17 @@ class MemoryIndex {
   // absl::btree_set's own container with nodes of kNodeBytes instead of the 256 its public alias
   // fixes: a 256-byte node holds three of these entries, a nearly binary tree with a cache miss
   // per level; at 1 KB a node holds 12 and a million entries sit six levels deep.
-  static constexpr int kNodeBytes = 1024;
+  static constexpr int kNodeBytes = 2048;
   using Rows = absl::container_internal::btree_set_container<absl::container_internal::btree<
       absl::container_internal::set_params<Entry, EntryLess, std::allocator<Entry>, kNodeBytes, /*IsMulti=*/false>>>;
+  // Values whose heads are equal, in byte order: past the head, or, when neither goes past it, by
+  // length (the longer is the shorter with NULs after it).
+  static int CompareBeyondHead(const std::string& a, const std::string& b);
   struct PathRows {
     Rows rows;
     int64_t live = 0;  // entries not removed
+    IndexSize* size;   // the container's
+    int64_t path_bytes;
   };
   using PathKey = std::pair<int64_t, std::string>;
   struct PathLess {
@@ -165,6 +174,9 @@ class MemoryIndex {
   // Removes an entry found alive: marks it dead in `group`, or erases it if `group` added it.
   // REQUIRES: mu_ held exclusively.
   void Remove(PathRows& path, Rows::iterator entry, uint64_t group);
+  // Counts an entry in (+1) or out (-1) of its path's live entries and its container's size.
+  // REQUIRES: mu_ held exclusively.
+  static void Count(PathRows& path, const Entry& entry, int sign);
   void UndoTo(size_t mark);
   void Purge();
 
@@ -172,6 +184,7 @@ class MemoryIndex {
   // A node map, so that the PathRows an Undo points to stay put; a path's set stays (empty) when
   // its entries go, and container seqs are never reused.
   std::map<PathKey, PathRows, PathLess> paths_;
+  std::map<int64_t, IndexSize> sizes_;  // by container: nodes stay put for PathRows::size
   // The writer's alone (the store's lock serializes writers).
   std::vector<Undo> undo_;
   std::vector<size_t> savepoints_;  // positions in undo_

@@ -6,8 +6,8 @@
 
 namespace cosmos::storage {
 
-// Schema version 8 keeps no index entries in the file (index_entries is dropped): the index lives
-// in memory (memory_index.h), rebuilt from the documents each time a store opens. store_state
+// Schema version 8 keeps no index entries in the file (index_entries and index_sizes are dropped):
+// the index lives in memory (memory_index.h), rebuilt from the documents each time a store opens. store_state
 // holds the last commit group, which tells a reader's snapshot which entries it sees.
 // Schema version 7 indexes each document's _ts, and adds index_sizes: each container's index
 // entries and their bytes, kept with every change to index_entries, so that reports read a row
@@ -31,8 +31,8 @@ inline constexpr int kSchemaVersion = 8;
 inline constexpr char kExpiryIndexSql[] =
     "CREATE INDEX IF NOT EXISTS documents_by_expiry ON documents(expires_at) WHERE expires_at IS NOT NULL;";
 
-// An index entry's bytes in index_sizes: its path and value, and this for the partition hash and
-// document seq it points with.
+// An index entry's bytes in an index's size (MeasureIndex): its path and value, and this for the
+// partition hash and document seq it points with.
 inline constexpr int64_t kIndexEntryPointerBytes = 16;
 inline constexpr char kSchemaSql[] = R"sql(
 CREATE TABLE IF NOT EXISTS databases(
@@ -92,13 +92,8 @@ CREATE TABLE IF NOT EXISTS offers(
   is_database INTEGER NOT NULL,
   body TEXT NOT NULL,
   UNIQUE(is_database, resource_seq));
--- The size of each container's index (memory_index.h): its entries, and their bytes (path, value
--- and 16 for the partition hash and document seq), as entries come and go.
--- index_builds lists containers whose index is being (re)built: all of them as a file opens.
-CREATE TABLE IF NOT EXISTS index_sizes(
-  container_seq INTEGER PRIMARY KEY,
-  entries INTEGER NOT NULL,
-  bytes INTEGER NOT NULL);
+-- index_builds lists containers whose index (memory_index.h) is being (re)built: all of them as a
+-- file opens.
 CREATE TABLE IF NOT EXISTS index_builds(
   container_seq INTEGER PRIMARY KEY,
   after_seq INTEGER NOT NULL,

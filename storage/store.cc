@@ -77,8 +77,11 @@ Result<std::unique_ptr<Store>> Store::Open(const StoreOptions& options) {
     return Status::Internal("the data file was written by a newer cosmolite (schema version " +
                             std::to_string(version) + ")");
   }
-  // Versions 4 to 7 kept index entries in the file; now they live in memory (memory_index.h).
-  if (version >= 4 && version <= 7) COSMOS_RETURN_IF_ERROR(connection->Execute("DROP TABLE IF EXISTS index_entries"));
+  // Versions 4 to 7 kept index entries (and 7 their sizes) in the file; now they live in memory
+  // (memory_index.h).
+  if (version >= 4 && version <= 7) {
+    COSMOS_RETURN_IF_ERROR(connection->Execute("DROP TABLE IF EXISTS index_entries; DROP TABLE IF EXISTS index_sizes;"));
+  }
   COSMOS_RETURN_IF_ERROR(connection->Execute(kSchemaSql));
   // Versions 1 and 2 had no expires_at column (time to live).
   bool has_expiry = false;
@@ -105,7 +108,6 @@ Result<std::unique_ptr<Store>> Store::Open(const StoreOptions& options) {
     // The index is kept in memory only: every container's is built again from its documents, by
     // the engine's index builds, and is not used until then.
     COSMOS_RETURN_IF_ERROR(connection->Execute(
-        "DELETE FROM index_sizes; "
         "INSERT OR REPLACE INTO index_builds(container_seq, after_seq, total, done) "
         "SELECT seq, 0, (SELECT count(*) FROM documents d WHERE d.container_seq = containers.seq), 0 FROM containers;"));
   }

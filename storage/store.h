@@ -178,7 +178,7 @@ class Transaction {
   Result<int64_t> CountIndexEntries(int64_t container_seq, std::string_view path);
   // The size of a container's whole index: its entries, and their bytes (each entry's path and
   // encoded value, and 16 for the partition hash and document seq it points with), kept as entries
-  // are inserted and deleted: one row read.
+  // are inserted and deleted. The latest, even on a snapshot.
   Result<IndexSize> MeasureIndex(int64_t container_seq);
   // How many entries at `path` lie between the bounds (as LookupIndex takes them), of one logical
   // partition when `partition_key` is given, counting no further than `limit`: reads entries
@@ -303,8 +303,6 @@ class Transaction {
   // The LSN to report for a container row: a locked transaction also counts the open group's
   // writes (Store::CountedLsn); a pooled read sees committed rows only, which carry theirs.
   int64_t ContainerLsn(int64_t container_seq, int64_t row_lsn) const;
-  // Adds `change` (negative when entries were deleted) to the container's row of index_sizes.
-  Status AddToIndexSize(int64_t container_seq, const IndexSize& change);
   // Rows changed so far through the store's connection and its memory index: a write compares
   // the count to learn whether it changed anything.
   int64_t ChangesSoFar() const;

@@ -235,7 +235,7 @@ TEST_CASE("a version 5 data file rebuilds every container's index, with each ent
 
 namespace {
 
-// The index size the store keeps (index_sizes), through the partition report.
+// The index size the store keeps, through the partition report.
 std::pair<int64_t, int64_t> KeptIndex(Account& account, const char* container) {
   auto report = account.PartitionReport(1);
   REQUIRE_OK(report);
