@@ -377,9 +377,9 @@ std::optional<std::string> EncodeIndexValue(const Json& value) {
     std::memcpy(&bits, &number, sizeof bits);
     // Negative numbers: flip every bit; positive: flip the sign bit. Then byte order is numeric order.
     bits = (bits & (uint64_t{1} << 63)) ? ~bits : bits | (uint64_t{1} << 63);
-    char text[18];
-    std::snprintf(text, sizeof text, "%c%016llx", kIndexTypeNumber, static_cast<unsigned long long>(bits));
-    return std::string(text, 17);
+    std::string encoded(9, kIndexTypeNumber);
+    for (int i = 0; i < 8; ++i) encoded[1 + i] = static_cast<char>(bits >> (56 - 8 * i));
+    return encoded;
   }
   if (value.is_string()) {
     const std::string& text = value.get_ref<const std::string&>();
@@ -400,13 +400,9 @@ std::optional<Json> DecodeIndexValue(std::string_view encoded) {
     case kIndexTypeFalse: return rest.empty() ? std::optional<Json>(Json(false)) : std::nullopt;
     case kIndexTypeTrue: return rest.empty() ? std::optional<Json>(Json(true)) : std::nullopt;
     case kIndexTypeNumber: {
-      if (rest.size() != 16) return std::nullopt;
+      if (rest.size() != 8) return std::nullopt;
       uint64_t bits = 0;
-      for (char c : rest) {
-        int digit = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
-        if (digit < 0) return std::nullopt;
-        bits = bits << 4 | static_cast<uint64_t>(digit);
-      }
+      for (char c : rest) bits = bits << 8 | static_cast<unsigned char>(c);
       // EncodeIndexValue flipped the sign bit of a positive number and every bit of a negative one.
       bits = (bits & (uint64_t{1} << 63)) ? bits & ~(uint64_t{1} << 63) : ~bits;
       double number;

@@ -108,9 +108,10 @@ struct IndexEntryChanges {
 };
 IndexEntryChanges DiffIndexEntries(std::vector<storage::IndexEntry> before, std::vector<storage::IndexEntry> after);
 
-// An index value in an order-preserving text form: the type first, in the service's type order
-// (null, false, true, numbers, strings), then numbers as 16 hex digits of their ordered IEEE bits
-// and strings as their first kIndexedStringBytes UTF-8 bytes. Arrays and objects are not index
+// An index value in an order-preserving byte form: the type first, in the service's type order
+// (null, false, true, numbers, strings), then numbers as the 8 bytes (big-endian) of their ordered
+// IEEE bits, 9 bytes in all, short enough for a std::string to hold without an allocation, and
+// strings as their first kIndexedStringBytes UTF-8 bytes. Arrays and objects are not index
 // values (nullopt). A cut string stands for every string that starts with it, so lookups treat
 // such a bound as inclusive, and the query's WHERE clause settles the rest.
 std::optional<std::string> EncodeIndexValue(const Json& value);
