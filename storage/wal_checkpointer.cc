@@ -29,6 +29,10 @@ sqlite::Connection::CheckpointAfterCommit WalCheckpointer::AfterCommit(int wal_p
   bool request;
   {
     std::lock_guard<std::mutex> lock(mu_);
+    // The first commit since the WAL was truncated wakes the thread, to truncate after the next
+    // pause (before, only a checkpoint request woke it, so a burst shorter than kRequestPages after
+    // a truncation stayed in the WAL).
+    const bool first_since_truncation = !wal_written_;
     wal_written_ = true;
     last_commit_ = std::chrono::steady_clock::now();
     // Past the inline threshold the writer checkpoints, and the WAL starts over at its next write
@@ -46,6 +50,7 @@ sqlite::Connection::CheckpointAfterCommit WalCheckpointer::AfterCommit(int wal_p
     if (wal_pages < checkpointed_pages_) checkpointed_pages_ = 0;  // the WAL started over
     request = !requested_ && wal_pages - checkpointed_pages_ >= kRequestPages;
     requested_ = requested_ || request;
+    request = request || first_since_truncation;
   }
   if (request) wake_.notify_one();
   return Checkpoint::kNone;
@@ -57,7 +62,8 @@ void WalCheckpointer::Loop() {
   auto asked = [&] { return stopping_ || requested_; };
   for (;;) {
     if (!wal_written_) {
-      wake_.wait(lock, asked);
+      wake_.wait(lock, [&] { return asked() || wal_written_; });
+      if (!asked()) continue;  // written since the truncation: now wait for a pause
     } else if (!wake_.wait_until(lock, last_commit_ + truncate_after_idle_, asked)) {
       if (std::chrono::steady_clock::now() < last_commit_ + truncate_after_idle_) continue;
       wal_written_ = false;  // a commit during the pass sets it again

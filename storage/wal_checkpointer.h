@@ -24,9 +24,11 @@ namespace cosmos::storage {
 class WalCheckpointer {
  public:
   // A commit that leaves at least this many WAL pages not yet in the database asks for a
-  // checkpoint: SQLite's own threshold. (Asking at every commit would cost a pass, and an fsync,
-  // for every few writes.)
-  static constexpr int kRequestPages = 1000;
+  // checkpoint. (Asking at every commit would cost a pass, and an fsync, for every few writes.)
+  // SQLite's own threshold is 1,000; at 4,000 (16 MB) a page that many commits change (a
+  // logical partition's size, the upper pages of a B-tree) is copied a quarter as often: 1 KB
+  // creates on a data directory took about 4 us less CPU each, and ran about 5% faster.
+  static constexpr int kRequestPages = 4000;
   // Past `inline_pages` (by default 40,000: 165 MB of 4 KB pages with frame headers) the
   // committing writer checkpoints too. Under steady writes the background pass always trails
   // the latest commit, and the WAL can start over only after a checkpoint that caught up; the
@@ -36,7 +38,7 @@ class WalCheckpointer {
   // (about 14 ms to 7); 15,000 pages (62 MB), measured again for the soak of issue 31, cost 1 KB
   // creates 8% and their p99 four times (31 ms against 7.6). Recovery after a crash reads at most
   // this much WAL (about 60 ms to ready at 165 MB).
-  // The WAL stays within about 1,000 pages of it even when reads never pause (AfterCommit).
+  // The WAL stays within about kRequestPages of it even when reads never pause (AfterCommit).
   // Once the writes have paused for `truncate_after_idle`, a pass also truncates the WAL file.
   WalCheckpointer(std::unique_ptr<sqlite::Connection> connection, int inline_pages,
                   std::chrono::milliseconds truncate_after_idle);

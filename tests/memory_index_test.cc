@@ -58,6 +58,9 @@ struct Written {
   std::vector<IndexEntry> entries;
 };
 
+// "4" and 50 bytes alike, then `tail`.
+std::string LongValue(const std::string& tail) { return Join("4", std::string(50, 'x')) + tail; }
+
 Written MakeDocument(int64_t seq, std::mt19937& random) {
   Written written;
   written.record = DocumentRecord{seq, Join("k", std::to_string(seq % 5)), Join("d", std::to_string(seq)), "{}",
@@ -66,7 +69,9 @@ Written MakeDocument(int64_t seq, std::mt19937& random) {
   written.entries = {{"/a", Join("3", pick(12))}, {"/b", Join("4s", pick(3))}, {"/arr/[]", Join("3", pick(4))},
                      {"/arr/[]", Join("3", pick(4))},
                      // Values alike in their first 16 bytes, or holding NULs, as composite ones do.
-                     {"/long", Join("4a-shared-prefix-", pick(3))}, {"/long", std::string("4a\0\0", 4) + pick(3)}};
+                     {"/long", Join("4a-shared-prefix-", pick(3))}, {"/long", std::string("4a\0\0", 4) + pick(3)},
+                     // Long values alike far past their head, of two lengths.
+                     {"/longer", LongValue(pick(3))}, {"/longer", LongValue(pick(2)) + "+tail"}};
   return written;
 }
 
@@ -187,17 +192,18 @@ TEST_CASE("the index answers every lookup as a plain model of it does", "[store]
     CHECK(size->entries == model.Size().entries);
     CHECK(size->bytes == model.Size().bytes);
     CHECK(size->entries > 300);
-    for (const char* path : {"/a", "/b", "/arr/[]", "/long", "/none"}) {
+    for (const char* path : {"/a", "/b", "/arr/[]", "/long", "/longer", "/none"}) {
       CHECK(index.CountIndexEntries(kContainer, path).value() == model.Count(path));
     }
 
     const std::vector<std::string> bounds = {"", "3", "30", "35", "38", "399", "4", "4s1", "4s2", "5",
-                                             "4a-shared-prefix", "4a-shared-prefix-1", std::string("4a\0\0", 4)};
+                                             "4a-shared-prefix", "4a-shared-prefix-1", std::string("4a\0\0", 4),
+                                             LongValue(""), LongValue("1"), LongValue("1+tail")};
     const std::vector<DocumentScope> scopes = {DocumentScope::All(), DocumentScope::Partition("k2"),
                                                DocumentScope::KeyRange("k1", std::string("k3")),
                                                DocumentScope::KeyRange("k3", std::nullopt)};
     int compared = 0;
-    for (const char* path : {"/a", "/b", "/arr/[]", "/long"}) {
+    for (const char* path : {"/a", "/b", "/arr/[]", "/long", "/longer"}) {
       for (const std::string& lower : bounds) {
         for (const std::string& upper : bounds) {
           for (bool lower_inclusive : {true, false}) {
@@ -435,6 +441,16 @@ TEST_CASE("removed entries stay while a reader may see them, and go after", "[st
   CHECK(seen_by(MemoryIndex::kLatest) == Seen{"32"});
   CHECK(index.Count(kContainer, "/v") == 1);
   CHECK(index.HeldEntries() == 1);
+
+  // Two entries of one long value: one goes, the other keeps it.
+  const std::string long_value = LongValue("!");
+  CHECK(index.Insert(kContainer, "/v", IndexRow{long_value, 0, 5}, 16));
+  CHECK(index.Insert(kContainer, "/v", IndexRow{long_value, 0, 6}, 16));
+  index.Commit(16);
+  CHECK(index.Erase(kContainer, "/v", IndexRow{long_value, 0, 5}, 17));
+  index.Commit(17);
+  CHECK(seen_by(MemoryIndex::kLatest) == Seen{"32", long_value});
+  CHECK(index.Size(kContainer).entries == 2);
 }
 
 TEST_CASE("readers on threads see whole commits while the writer replaces entries", "[store][memory_index]") {

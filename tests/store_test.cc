@@ -7,6 +7,7 @@
 #include <future>
 #include <thread>
 
+#include "storage/wal_checkpointer.h"
 #include "tests/test_support.h"
 
 using cosmos::ErrorCode;
@@ -361,10 +362,11 @@ TEST_CASE("the WAL file stays bounded while reads never pause", "[store]") {
   // 20,000 commits write about 330 MB of WAL frames; before the writer waited for the reads, the
   // file reached 38-87 MB after 12,000 of them.
   INFO("largest WAL file: " << largest << " bytes");
-  // The writer waits for the reads to restart the WAL 1,000 pages past its threshold (14 MB);
-  // on a loaded machine (a reader thread descheduled inside its read) a wait may time out, and
-  // the next is 1,000 pages further: 27 MB was seen under a parallel ctest beside a soak.
-  CHECK(largest < (2500u + 7500u) * (4096u + 24u));  // pages with their frame headers: 41 MB
+  // The writer waits for the reads to restart the WAL kRequestPages (4,000) past its threshold
+  // (27 MB); on a loaded machine (a reader thread descheduled inside its read) a wait may time
+  // out, and the next is 4,000 pages further.
+  constexpr uintmax_t kStep = cosmos::storage::WalCheckpointer::kRequestPages;
+  CHECK(largest < (2500u + 3 * kStep) * (4096u + 24u));  // pages with their frame headers: 60 MB
 }
 
 // After a burst of writes the WAL can be large (up to wal_restart_pages); once writes pause, the
