@@ -35,7 +35,7 @@ class Maintenance {
   Result<bool> ContinueIndexBuildsFor(std::chrono::milliseconds budget);
 
   // Brings a data file written by an older cosmolite up to date (documents keyed by effective
-  // partition key, ranges and offers for every container, index builds). Call once, before serving.
+  // partition key, ranges and offers for every container). Call once, before serving.
   Status UpgradeDataFile();
 
  private:
