@@ -103,6 +103,7 @@ Result<std::unique_ptr<Store>> Store::Open(const StoreOptions& options) {
     COSMOS_RETURN_IF_ERROR(connection->Execute("PRAGMA user_version = " + std::to_string(kSchemaVersion)));
   }
   uint64_t committed_group = 0;
+  std::unique_ptr<WalCheckpointer> checkpointer;
   if (!in_memory) {
     COSMOS_ASSIGN_OR_RETURN(committed_group, ReadCommittedGroup(*connection));
     // The index is kept in memory only: every container's is built again from its documents, by
@@ -110,9 +111,6 @@ Result<std::unique_ptr<Store>> Store::Open(const StoreOptions& options) {
     COSMOS_RETURN_IF_ERROR(connection->Execute(
         "INSERT OR REPLACE INTO index_builds(container_seq, after_seq, total, done) "
         "SELECT seq, 0, (SELECT count(*) FROM documents d WHERE d.container_seq = containers.seq), 0 FROM containers;"));
-  }
-  std::unique_ptr<WalCheckpointer> checkpointer;
-  if (!in_memory) {
     COSMOS_ASSIGN_OR_RETURN(auto checkpoint_connection, sqlite::Connection::Open(options.path));
     // A connection learns that the file is in WAL mode when it first reads it; until then a
     // checkpoint does nothing.
