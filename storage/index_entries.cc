@@ -46,7 +46,7 @@ Status Transaction::InsertNewIndexEntries(int64_t container_seq, int64_t documen
   const int64_t partition_hash = PartitionHash(partition_key);
   MemoryIndex& index = *memory_index();
   for (const IndexEntry* entry : sorted) {
-    if (!index.Insert(container_seq, entry->path, IndexRow{entry->value, partition_hash, document_seq}, group_)) {
+    if (!index.InsertNew(container_seq, entry->path, IndexRow{entry->value, partition_hash, document_seq}, group_)) {
       return Status::Internal("an index entry of a new document was in the index already");
     }
   }

@@ -36,63 +36,101 @@ void MemoryIndex::Count(PathRows& path, const Entry& entry, int sign) {
   path.size->bytes += sign * (path.path_bytes + static_cast<int64_t>(entry.row.value.size()) + kIndexEntryPointerBytes);
 }
 
-MemoryIndex::Rows::iterator MemoryIndex::FindAlive(Rows& rows, const IndexRow& row) {
-  for (auto entry = rows.lower_bound(Entry(row, 0)); entry != rows.end() && SameRow(entry->row, row); ++entry) {
-    if (entry->died == kAlive) return entry;
+MemoryIndex::PathRows& MemoryIndex::FindOrAdd(int64_t container_seq, std::string_view path) {
+  auto found = paths_.find(std::pair<int64_t, std::string_view>(container_seq, path));
+  if (found != paths_.end()) return found->second;
+  // Staggered, so that paths every document fills do not all fold, and merge, at one commit.
+  const size_t stagger = (std::hash<std::string_view>{}(path) ^ static_cast<size_t>(container_seq)) %
+                         (fold_entries_ / 2 + 1);
+  PathRows rows{Rows(), {}, fold_entries_ + stagger, false, 0, 0, &sizes_[container_seq],
+                static_cast<int64_t>(path.size())};
+  return paths_.emplace(PathKey(container_seq, std::string(path)), std::move(rows)).first->second;
+}
+
+void MemoryIndex::ForEachVersion(const PathRows& path, const IndexRow& row, const std::function<void(Found)>& visit) {
+  const Entry probe(row, 0);  // before every version of the row
+  for (auto entry = path.recent.lower_bound(probe); entry != path.recent.end() && SameRow(entry->row, row); ++entry) {
+    visit(Found{&*entry, true});
   }
-  return rows.end();
+  for (const Run& run : path.runs) {
+    if (row.document_seq < run.min_seq || row.document_seq > run.max_seq) continue;
+    for (auto entry = std::lower_bound(run.entries.begin(), run.entries.end(), probe, EntryLess());
+         entry != run.entries.end() && SameRow(entry->row, row); ++entry) {
+      visit(Found{&*entry, false});
+    }
+  }
+}
+
+MemoryIndex::Found MemoryIndex::Locate(const PathRows& path, const Entry& key) {
+  if (auto entry = path.recent.find(key); entry != path.recent.end()) return Found{&*entry, true};
+  const EntryLess less;
+  for (const Run& run : path.runs) {
+    if (key.row.document_seq < run.min_seq || key.row.document_seq > run.max_seq) continue;
+    auto entry = std::lower_bound(run.entries.begin(), run.entries.end(), key, less);
+    if (entry != run.entries.end() && !less(key, *entry)) return Found{&*entry, false};
+  }
+  return Found{};
+}
+
+bool MemoryIndex::AddRecent(PathRows& path, IndexRow row, uint64_t group) {
+  auto [position, added] = path.recent.insert(Entry(std::move(row), group));
+  if (!added) return false;
+  ++changes_;
+  Count(path, *position, +1);
+  undo_.push_back({&path, *position, Change::kInserted, group});
+  if (!path.fold_due && path.recent.size() >= path.fold_at) {
+    path.fold_due = true;
+    folds_due_.push_back(&path);
+  }
+  return true;
 }
 
 bool MemoryIndex::Insert(int64_t container_seq, std::string_view path, IndexRow row, uint64_t group) {
   std::unique_lock<std::shared_mutex> lock(mu_);
-  auto found = paths_.find(std::pair<int64_t, std::string_view>(container_seq, path));
-  if (found == paths_.end()) {
-    found = paths_.emplace(PathKey(container_seq, std::string(path)),
-                           PathRows{Rows(), 0, &sizes_[container_seq], static_cast<int64_t>(path.size())}).first;
-  }
-  PathRows& path_rows = found->second;
-  Rows& rows = path_rows.rows;
-  Entry probe(std::move(row), 0);
-  const auto first = rows.lower_bound(probe);
+  PathRows& path_rows = FindOrAdd(container_seq, path);
   // Among the row's versions, one alive leaves nothing to do; one this group removed comes back.
-  auto removed_here = rows.end();
-  for (auto entry = first; entry != rows.end() && SameRow(entry->row, probe.row); ++entry) {
-    if (entry->died == kAlive) return false;
-    if (entry->died == group) removed_here = entry;
-  }
+  bool alive = false;
+  Found removed_here;
+  ForEachVersion(path_rows, row, [&](Found version) {
+    if (version.entry->died == kAlive) alive = true;
+    if (version.entry->died == group) removed_here = version;
+  });
+  if (alive) return false;
+  if (removed_here.entry == nullptr) return AddRecent(path_rows, std::move(row), group);
   ++changes_;
-  if (removed_here != rows.end()) {
-    removed_here->died = kAlive;
-    Count(path_rows, *removed_here, +1);
-    undo_.push_back({&path_rows, *removed_here, Change::kRestored, group});
-    return true;
-  }
-  probe.born = group;
-  auto position = rows.insert(first, std::move(probe));
-  Count(path_rows, *position, +1);
-  undo_.push_back({&path_rows, *position, Change::kInserted, group});
+  removed_here.entry->died = kAlive;
+  Count(path_rows, *removed_here.entry, +1);
+  undo_.push_back({&path_rows, *removed_here.entry, Change::kRestored, group});
   return true;
 }
 
-void MemoryIndex::Remove(PathRows& path, Rows::iterator entry, uint64_t group) {
-  Count(path, *entry, -1);
+bool MemoryIndex::InsertNew(int64_t container_seq, std::string_view path, IndexRow row, uint64_t group) {
+  std::unique_lock<std::shared_mutex> lock(mu_);
+  return AddRecent(FindOrAdd(container_seq, path), std::move(row), group);
+}
+
+void MemoryIndex::Remove(PathRows& path, Found entry, uint64_t group) {
+  Count(path, *entry.entry, -1);
   ++changes_;
-  if (entry->born == group) {  // no reader has seen it: it can go now
-    undo_.push_back({&path, *entry, Change::kErased, group});
-    path.rows.erase(entry);
+  if (entry.entry->born == group) {  // no reader has seen it, and it is in `recent`: it can go now
+    undo_.push_back({&path, *entry.entry, Change::kErased, group});
+    path.recent.erase(undo_.back().entry);
     return;
   }
-  entry->died = group;
-  undo_.push_back({&path, *entry, Change::kRemoved, group});
+  entry.entry->died = group;
+  undo_.push_back({&path, *entry.entry, Change::kRemoved, group});
 }
 
 bool MemoryIndex::Erase(int64_t container_seq, std::string_view path, const IndexRow& row, uint64_t group) {
   std::unique_lock<std::shared_mutex> lock(mu_);
   auto found = paths_.find(std::pair<int64_t, std::string_view>(container_seq, path));
   if (found == paths_.end()) return false;
-  auto entry = FindAlive(found->second.rows, row);
-  if (entry == found->second.rows.end()) return false;
-  Remove(found->second, entry, group);
+  Found alive;
+  ForEachVersion(found->second, row, [&](Found version) {
+    if (version.entry->died == kAlive) alive = version;
+  });
+  if (alive.entry == nullptr) return false;
+  Remove(found->second, alive, group);
   return true;
 }
 
@@ -101,17 +139,22 @@ void MemoryIndex::EraseContainer(int64_t container_seq, uint64_t group) {
   for (auto path = paths_.lower_bound(PathKey(container_seq, "")); path != paths_.end() && path->first.first == container_seq;
        ++path) {
     PathRows& path_rows = path->second;
-    // Marking leaves the set's shape alone; entries of this group are erased after the walk.
+    // Marking leaves the shapes alone; entries of this group are erased after the walk.
     std::vector<Entry> added_here;
-    for (auto entry = path_rows.rows.begin(); entry != path_rows.rows.end(); ++entry) {
-      if (entry->died != kAlive) continue;
-      if (entry->born == group) {
-        added_here.push_back(*entry);
+    for (const Entry& entry : path_rows.recent) {
+      if (entry.died != kAlive) continue;
+      if (entry.born == group) {
+        added_here.push_back(entry);
       } else {
-        Remove(path_rows, entry, group);
+        Remove(path_rows, Found{&entry, true}, group);
       }
     }
-    for (const Entry& entry : added_here) Remove(path_rows, path_rows.rows.find(entry), group);
+    for (const Run& run : path_rows.runs) {
+      for (const Entry& entry : run.entries) {
+        if (entry.died == kAlive) Remove(path_rows, Found{&entry, false}, group);
+      }
+    }
+    for (const Entry& entry : added_here) Remove(path_rows, Found{&*path_rows.recent.find(entry), true}, group);
   }
 }
 
@@ -135,73 +178,125 @@ IndexSize MemoryIndex::Size(int64_t container_seq) const {
 int64_t MemoryIndex::HeldEntries() const {
   std::shared_lock<std::shared_mutex> lock(mu_);
   int64_t held = 0;
-  for (const auto& [key, path] : paths_) held += static_cast<int64_t>(path.rows.size());
+  for (const auto& [key, path] : paths_) {
+    held += static_cast<int64_t>(path.recent.size()) - path.purged;
+    for (const Run& run : path.runs) held += static_cast<int64_t>(run.entries.size());
+  }
   return held;
 }
+
+size_t MemoryIndex::RunCount(int64_t container_seq, std::string_view path) const {
+  std::shared_lock<std::shared_mutex> lock(mu_);
+  const PathRows* rows = Find(container_seq, path);
+  return rows == nullptr ? 0 : rows->runs.size();
+}
+
+namespace {
+
+// [begin, end) of a sorted sequence that lies within a scan's value bounds and past `resume` in
+// its direction. lower_bound/upper_bound search the sequence, whose end is `last`.
+template <class Iterator, class Less, class LowerBound, class UpperBound>
+std::pair<Iterator, Iterator> ScanRange(Iterator last, const Less& less, const LowerBound& lower_bound,
+                                        const UpperBound& upper_bound, const IndexScan& scan, const auto& lower,
+                                        const auto& upper, const auto& resume) {
+  Iterator begin = scan.lower_inclusive ? lower_bound(lower) : upper_bound(lower);
+  Iterator end = !upper                ? last
+                 : scan.upper_inclusive ? upper_bound(*upper)
+                                        : lower_bound(*upper);
+  if (resume) {
+    if (scan.descending) {
+      Iterator past = lower_bound(*resume);
+      if (past != last && (end == last || less(*past, *end))) end = past;
+    } else {
+      Iterator past = upper_bound(*resume);
+      if (past == last || (begin != last && less(*begin, *past))) begin = past;
+    }
+  }
+  // Empty, or bounds the wrong way round.
+  if (begin == last || (end != last && !less(*begin, *end))) return {last, last};
+  return {begin, end};
+}
+
+}  // namespace
 
 void MemoryIndex::Scan(int64_t container_seq, std::string_view path, const IndexScan& scan,
                        const std::function<bool(const IndexRow&)>& visit) const {
   constexpr int64_t kLowest = INT64_MIN, kHighest = INT64_MAX;
   const EntryLess less;
-  const std::string lower(scan.lower), upper(scan.upper);
-  const Entry lower_bound = scan.lower_inclusive ? Entry(IndexRow{lower, kLowest, kLowest}, 0)
-                                                 : Entry(IndexRow{lower, kHighest, kHighest}, kAlive);
-  std::optional<Entry> upper_bound;
-  if (!upper.empty()) {
-    upper_bound = scan.upper_inclusive ? Entry(IndexRow{upper, kHighest, kHighest}, kAlive)
-                                       : Entry(IndexRow{upper, kLowest, kLowest}, 0);
+  const std::string lower_value(scan.lower), upper_value(scan.upper);
+  const Entry lower = scan.lower_inclusive ? Entry(IndexRow{lower_value, kLowest, kLowest}, 0)
+                                           : Entry(IndexRow{lower_value, kHighest, kHighest}, kAlive);
+  std::optional<Entry> upper;
+  if (!upper_value.empty()) {
+    upper = scan.upper_inclusive ? Entry(IndexRow{upper_value, kHighest, kHighest}, kAlive)
+                                 : Entry(IndexRow{upper_value, kLowest, kLowest}, 0);
   }
   // The scan goes a chunk at a time, resuming past the last entry it examined. The entries its
   // snapshot sees stay while it is open (they are purged only once no reader can see them), so
   // the pieces join up to one consistent scan.
   std::optional<Entry> resume;
   if (scan.after != nullptr) resume = Entry(*scan.after, scan.descending ? 0 : kAlive);
+  // Per source (`recent`, then each run): its next entries in the scan's direction, at most a
+  // chunk of them; the chunk is those sources merged.
+  struct Source {
+    std::vector<const Entry*> entries;
+    size_t next = 0;
+  };
+  std::vector<Source> sources;
   std::vector<IndexRow> chunk;
   for (;;) {
-    bool finished = false;
+    bool finished = true;
     chunk.clear();
     {
       std::shared_lock<std::shared_mutex> lock(mu_);
       const PathRows* path_rows = Find(container_seq, path);
       if (path_rows == nullptr) return;
-      const Rows& rows = path_rows->rows;
-      // [begin, end): the entries within the value bounds and past `resume` in the scan's direction.
-      auto begin = scan.lower_inclusive ? rows.lower_bound(lower_bound) : rows.upper_bound(lower_bound);
-      auto end = !upper_bound              ? rows.end()
-                 : scan.upper_inclusive    ? rows.upper_bound(*upper_bound)
-                                           : rows.lower_bound(*upper_bound);
-      if (resume) {
+      sources.resize(path_rows->runs.size() + 1);
+      auto gather = [&](Source& source, auto begin, auto end) {
+        source.entries.clear();
+        source.next = 0;
         if (scan.descending) {
-          auto past = rows.lower_bound(*resume);
-          if (past != rows.end() && (end == rows.end() || less(*past, *end))) end = past;
+          while (end != begin && source.entries.size() < kScanChunk) source.entries.push_back(&*--end);
+          if (end != begin) finished = false;
         } else {
-          auto past = rows.upper_bound(*resume);
-          if (past == rows.end() || (begin != rows.end() && less(*begin, *past))) begin = past;
-        }
-      }
-      // Empty, or bounds the wrong way round.
-      if (begin == rows.end() || (end != rows.end() && !less(*begin, *end))) return;
-      auto take = [&](const Entry& entry) {
-        if (entry.SeenBy(scan.snapshot) && (!scan.partition_hash || entry.row.partition_hash == *scan.partition_hash)) {
-          chunk.push_back(entry.row);
+          for (; begin != end && source.entries.size() < kScanChunk; ++begin) source.entries.push_back(&*begin);
+          if (begin != end) finished = false;
         }
       };
-      size_t examined = 0;
-      if (scan.descending) {
-        auto entry = end;
-        while (entry != begin && examined < kScanChunk) {
-          --entry;
-          ++examined;
-          take(*entry);
-        }
-        finished = entry == begin;
-        resume = *entry;
-      } else {
-        auto entry = begin;
-        for (; entry != end && examined < kScanChunk; ++entry, ++examined) take(*entry);
-        finished = entry == end;
-        resume = *std::prev(entry);
+      const Rows& recent = path_rows->recent;
+      auto [recent_begin, recent_end] = ScanRange(
+          recent.end(), less, [&](const Entry& key) { return recent.lower_bound(key); },
+          [&](const Entry& key) { return recent.upper_bound(key); }, scan, lower, upper, resume);
+      gather(sources[0], recent_begin, recent_end);
+      for (size_t i = 0; i < path_rows->runs.size(); ++i) {
+        const std::vector<Entry>& entries = path_rows->runs[i].entries;
+        auto [begin, end] = ScanRange(
+            entries.end(), less,
+            [&](const Entry& key) { return std::lower_bound(entries.begin(), entries.end(), key, less); },
+            [&](const Entry& key) { return std::upper_bound(entries.begin(), entries.end(), key, less); }, scan,
+            lower, upper, resume);
+        gather(sources[i + 1], begin, end);
       }
+      const Entry* last = nullptr;
+      for (size_t examined = 0; examined < kScanChunk; ++examined) {
+        Source* best = nullptr;
+        for (Source& source : sources) {
+          if (source.next == source.entries.size()) continue;
+          const Entry* entry = source.entries[source.next];
+          if (best == nullptr ||
+              (scan.descending ? less(*best->entries[best->next], *entry) : less(*entry, *best->entries[best->next]))) {
+            best = &source;
+          }
+        }
+        if (best == nullptr) break;
+        last = best->entries[best->next++];
+        if (last->SeenBy(scan.snapshot) && (!scan.partition_hash || last->row.partition_hash == *scan.partition_hash)) {
+          chunk.push_back(last->row);
+        }
+      }
+      for (const Source& source : sources) finished &= source.next == source.entries.size();
+      if (last == nullptr) return;
+      resume = *last;
     }
     for (const IndexRow& row : chunk) {
       if (!visit(row)) return;
@@ -226,23 +321,24 @@ void MemoryIndex::UndoTo(size_t mark) {
   std::unique_lock<std::shared_mutex> lock(mu_);
   while (undo_.size() > mark) {
     Undo& undo = undo_.back();
-    Rows& rows = undo.path->rows;
+    // Entries the open group added are in `recent`; those it removed or restored, anywhere.
+    Rows& recent = undo.path->recent;
     switch (undo.change) {
       case Change::kInserted:
-        rows.erase(undo.entry);
+        recent.erase(undo.entry);
         Count(*undo.path, undo.entry, -1);
         break;
       case Change::kErased:
         undo.entry.died = kAlive;
         Count(*undo.path, undo.entry, +1);
-        rows.insert(std::move(undo.entry));
+        recent.insert(std::move(undo.entry));
         break;
       case Change::kRemoved:
-        rows.find(undo.entry)->died = kAlive;
+        Locate(*undo.path, undo.entry).entry->died = kAlive;
         Count(*undo.path, undo.entry, +1);
         break;
       case Change::kRestored:
-        rows.find(undo.entry)->died = undo.group;
+        Locate(*undo.path, undo.entry).entry->died = undo.group;
         Count(*undo.path, undo.entry, -1);
         break;
     }
@@ -265,7 +361,9 @@ void MemoryIndex::Commit(uint64_t group) {
     std::lock_guard<std::mutex> lock(readers_mu_);
     committed_group_ = group;
   }
-  Purge();
+  const uint64_t oldest_view = OldestView();
+  Purge(oldest_view);
+  Fold(oldest_view);
 }
 
 void MemoryIndex::RollBack() {
@@ -273,22 +371,85 @@ void MemoryIndex::RollBack() {
   savepoints_.clear();
 }
 
-void MemoryIndex::Purge() {
-  uint64_t oldest_view;
-  {
-    std::lock_guard<std::mutex> lock(readers_mu_);
-    oldest_view = readers_.empty() ? committed_group_ : std::min(*readers_.begin(), committed_group_);
-  }
+uint64_t MemoryIndex::OldestView() const {
+  std::lock_guard<std::mutex> lock(readers_mu_);
+  return readers_.empty() ? committed_group_ : std::min(*readers_.begin(), committed_group_);
+}
+
+void MemoryIndex::Purge(uint64_t oldest_view) {
   // An entry removed in group D is seen by snapshots before D only.
   if (graves_.empty() || graves_.front().entry.died > oldest_view) return;
   std::unique_lock<std::shared_mutex> lock(mu_);
   while (!graves_.empty() && graves_.front().entry.died <= oldest_view) {
     Grave& grave = graves_.front();
-    auto entry = grave.path->rows.find(grave.entry);
+    PathRows& path = *grave.path;
     // It may have come back (and gone again, with a grave of its own) since.
-    if (entry != grave.path->rows.end() && entry->died <= oldest_view) grave.path->rows.erase(entry);
+    const Found found = Locate(path, grave.entry);
+    if (found.entry != nullptr && found.entry->died == grave.entry.died) {
+      if (found.in_recent) {
+        path.recent.erase(grave.entry);
+      } else if (++path.purged > path.live && path.purged >= static_cast<int64_t>(path.fold_at) && !path.fold_due) {
+        // More dead than alive in the runs: the next fold merges them all, dropping the dead.
+        path.fold_due = true;
+        folds_due_.push_back(&path);
+      }
+    }
     graves_.pop_front();
   }
+}
+
+MemoryIndex::Run MemoryIndex::Merge(Run older, Run newer, uint64_t oldest_view, PathRows& path) {
+  Run merged{{}, std::min(older.min_seq, newer.min_seq), std::max(older.max_seq, newer.max_seq)};
+  merged.entries.reserve(older.entries.size() + newer.entries.size());
+  auto keep = [&](Entry& entry) {
+    if (entry.died <= oldest_view) {  // removed, and seen by no reader (Purge counted it)
+      path.purged = std::max<int64_t>(path.purged - 1, 0);
+    } else {
+      merged.entries.push_back(std::move(entry));
+    }
+  };
+  const EntryLess less;
+  auto a = older.entries.begin(), b = newer.entries.begin();
+  while (a != older.entries.end() && b != newer.entries.end()) keep(less(*b, *a) ? *b++ : *a++);
+  for (; a != older.entries.end(); ++a) keep(*a);
+  for (; b != newer.entries.end(); ++b) keep(*b);
+  return merged;
+}
+
+void MemoryIndex::Fold(uint64_t oldest_view) {
+  if (folds_due_.empty()) return;
+  std::unique_lock<std::shared_mutex> lock(mu_);
+  for (PathRows* path : folds_due_) {
+    path->fold_due = false;
+    std::vector<Run>& runs = path->runs;
+    if (path->recent.size() >= path->fold_at) {  // (a rollback may have taken it back below)
+      Run run{{}, std::numeric_limits<int64_t>::max(), std::numeric_limits<int64_t>::min()};
+      run.entries.reserve(path->recent.size());
+      for (const Entry& entry : path->recent) {
+        // A set's elements are const to keep its order; `recent` is cleared next, so moving is safe.
+        run.entries.push_back(std::move(const_cast<Entry&>(entry)));
+        run.min_seq = std::min(run.min_seq, entry.row.document_seq);
+        run.max_seq = std::max(run.max_seq, entry.row.document_seq);
+      }
+      path->recent.clear();
+      runs.push_back(std::move(run));
+      // Each run at least twice the size of the next newer: few runs, and an entry is copied
+      // about log2(entries / fold size) times.
+      while (runs.size() >= 2 && runs[runs.size() - 2].entries.size() < 2 * runs.back().entries.size()) {
+        Run newer = std::move(runs.back());
+        runs.pop_back();
+        runs.back() = Merge(std::move(runs.back()), std::move(newer), oldest_view, *path);
+      }
+    }
+    if (path->purged > path->live && path->purged >= static_cast<int64_t>(path->fold_at) && !runs.empty()) {
+      const Run none{{}, std::numeric_limits<int64_t>::max(), std::numeric_limits<int64_t>::min()};
+      Run all = Merge(std::move(runs.front()), none, oldest_view, *path);
+      for (size_t i = 1; i < runs.size(); ++i) all = Merge(std::move(all), std::move(runs[i]), oldest_view, *path);
+      runs.clear();
+      runs.push_back(std::move(all));
+    }
+  }
+  folds_due_.clear();
 }
 
 }  // namespace cosmos::storage

@@ -11,13 +11,14 @@
 namespace cosmos::storage {
 
 Store::Store(std::unique_ptr<sqlite::Connection> connection, std::unique_ptr<WalCheckpointer> checkpointer,
-             int opened_schema_version, std::string read_path, uint64_t committed_group)
+             int opened_schema_version, std::string read_path, uint64_t committed_group, size_t index_fold_entries)
     : opened_schema_version_(opened_schema_version),
       connection_(std::move(connection)),
       open_group_(committed_group),
       committed_group_(committed_group),
       checkpointer_(std::move(checkpointer)),
-      memory_index_(std::make_unique<MemoryIndex>(committed_group)),
+      memory_index_(std::make_unique<MemoryIndex>(
+          committed_group, index_fold_entries > 0 ? index_fold_entries : MemoryIndex::kDefaultFoldEntries)),
       read_path_(std::move(read_path)) {}
 
 // The read connections and the checkpointer close before the writing connection, which, as the
@@ -120,7 +121,7 @@ Result<std::unique_ptr<Store>> Store::Open(const StoreOptions& options) {
     connection->SetWalCommitHook([raw = checkpointer.get()](int pages) { return raw->AfterCommit(pages); });
   }
   return std::unique_ptr<Store>(new Store(std::move(connection), std::move(checkpointer), version,
-                                          in_memory ? "" : options.path, committed_group));
+                                          in_memory ? "" : options.path, committed_group, options.index_fold_entries));
 }
 
 Result<uint64_t> Store::ReadCommittedGroup(sqlite::Connection& connection) {

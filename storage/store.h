@@ -62,6 +62,9 @@ struct StoreOptions {
   // Pages the data file may grow to (0: no limit): a write past it fails as on a full disk
   // (kInsufficientStorage). Tests use it to fill the "disk" quickly.
   int64_t max_pages = 0;
+  // Entries an index path gathers before a commit folds them into a sorted run (memory_index.h);
+  // 0: the index's default. Tests lower it, to exercise runs and their merges.
+  size_t index_fold_entries = 0;
 };
 
 enum class SeqKind { kDatabase, kContainer, kDocument, kOffer, kUser, kPermission, kScript };
@@ -356,7 +359,7 @@ class Store {
  private:
   friend class Transaction;
   Store(std::unique_ptr<sqlite::Connection> connection, std::unique_ptr<WalCheckpointer> checkpointer,
-        int opened_schema_version, std::string read_path, uint64_t committed_group);
+        int opened_schema_version, std::string read_path, uint64_t committed_group, size_t index_fold_entries);
 
   // The last commit group a file store committed, as of the connection's snapshot (store_state);
   // 0 before the first.

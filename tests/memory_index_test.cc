@@ -143,8 +143,14 @@ bool Before(const IndexRow& a, const IndexRow& b) {
 
 }  // namespace
 
+// Index sizes at which `recent` folds into sorted runs (memory_index.h) are 0, the default (no run
+// forms in these tests), or tiny ones, so that runs form, merge, and hold removed entries.
+StoreOptions WithFold(StoreOptions options, size_t fold) {
+  options.index_fold_entries = fold;
+  return options;
+}
+
 TEST_CASE("the index answers every lookup as a plain model of it does", "[store][memory_index]") {
-  cosmos_test::ScratchDir dir("cosmolite-memory-index-");
   std::mt19937 random(7);
   std::vector<Written> documents;
   for (int64_t seq = 1; seq <= 120; ++seq) documents.push_back(MakeDocument(seq, random));
@@ -155,13 +161,20 @@ TEST_CASE("the index answers every lookup as a plain model of it does", "[store]
     model.Delete(written, {written.entries[0], written.entries[2]});
   }
 
+  for (size_t fold : {size_t{0}, size_t{4}})
   for (bool in_file : {false, true}) {
-    INFO((in_file ? "a file store (reads on snapshots)" : "an in-memory store"));
-    std::unique_ptr<Store> store = OpenSeeded(in_file ? cosmos_test::FileStore(dir) : StoreOptions{});
+    INFO((in_file ? "a file store (reads on snapshots)" : "an in-memory store") << ", folds at " << fold);
+    cosmos_test::ScratchDir dir("cosmolite-memory-index-");
+    std::unique_ptr<Store> store = OpenSeeded(WithFold(in_file ? cosmos_test::FileStore(dir) : StoreOptions{}, fold));
     {
-      auto txn = store->BeginWrite();
-      REQUIRE_OK(txn);
+      // Eight documents to a group: each commit folds when the fold size is small.
+      std::optional<Transaction> txn;
       for (const Written& written : documents) {
+        if (!txn) {
+          auto begun = store->BeginWrite();
+          REQUIRE_OK(begun);
+          txn.emplace(std::move(begun).value());
+        }
         REQUIRE_OK(txn->InsertDocument(kContainer, written.record));
         // Half through the path for new documents (repeats go in once), half the other.
         if (written.record.seq % 2 == 0) {
@@ -169,8 +182,12 @@ TEST_CASE("the index answers every lookup as a plain model of it does", "[store]
         } else {
           REQUIRE_OK(txn->InsertIndexEntries(kContainer, written.record.seq, written.record.partition_key, written.entries));
         }
+        if (written.record.seq % 8 == 0) {
+          REQUIRE_OK(txn->Commit());
+          txn.reset();
+        }
       }
-      REQUIRE_OK(txn->Commit());
+      if (txn) REQUIRE_OK(txn->Commit());
     }
     {
       // Some entries go again, as a replaced document's would, in a later group.
@@ -274,7 +291,9 @@ TEST_CASE("the index answers every lookup as a plain model of it does", "[store]
 }
 
 TEST_CASE("the in-memory index undoes its changes with the transaction's", "[store][memory_index]") {
-  std::unique_ptr<Store> store = OpenSeeded({});
+  const size_t fold = GENERATE(0, 1);
+  INFO("folds at " << fold);
+  std::unique_ptr<Store> store = OpenSeeded(WithFold({}, fold));
   auto count = [&](const char* path) {
     auto read = store->BeginRead();
     REQUIRE_OK(read);
@@ -336,8 +355,10 @@ TEST_CASE("the in-memory index undoes its changes with the transaction's", "[sto
 }
 
 TEST_CASE("a reader sees the index entries of its snapshot while the writer goes on", "[store][memory_index]") {
+  const size_t fold = GENERATE(0, 1);
+  INFO("folds at " << fold);
   cosmos_test::ScratchDir dir("cosmolite-memory-index-snapshot-");
-  std::unique_ptr<Store> store = OpenSeeded(cosmos_test::FileStore(dir));
+  std::unique_ptr<Store> store = OpenSeeded(WithFold(cosmos_test::FileStore(dir), fold));
   auto write = [&](const std::function<void(Transaction&)>& changes) {
     auto txn = store->BeginWrite();
     REQUIRE_OK(txn);
@@ -387,7 +408,9 @@ TEST_CASE("a reader sees the index entries of its snapshot while the writer goes
 }
 
 TEST_CASE("removed entries stay while a reader may see them, and go after", "[store][memory_index]") {
-  MemoryIndex index(/*committed_group=*/10);
+  const size_t fold = GENERATE(MemoryIndex::kDefaultFoldEntries, 1);
+  INFO("folds at " << fold);
+  MemoryIndex index(/*committed_group=*/10, fold);
   auto seen_by = [&](uint64_t snapshot) {
     std::vector<std::string> seen;
     IndexScan scan{"", true, "", false, false, nullptr, std::nullopt, snapshot};
@@ -454,8 +477,10 @@ TEST_CASE("removed entries stay while a reader may see them, and go after", "[st
 }
 
 TEST_CASE("readers on threads see whole commits while the writer replaces entries", "[store][memory_index]") {
+  const size_t fold = GENERATE(0, 16);
+  INFO("folds at " << fold);
   cosmos_test::ScratchDir dir("cosmolite-memory-index-threads-");
-  std::unique_ptr<Store> store = OpenSeeded(cosmos_test::FileStore(dir));
+  std::unique_ptr<Store> store = OpenSeeded(WithFold(cosmos_test::FileStore(dir), fold));
   // Each document has one entry at /v; a write moves it to another value. A reader that saw part
   // of a commit would find a document twice, or not at all.
   constexpr int64_t kDocuments = 300;
