@@ -10,7 +10,10 @@ bool SameRow(const IndexRow& a, const IndexRow& b) {
   return a.document_seq == b.document_seq && a.partition_hash == b.partition_hash && a.value == b.value;
 }
 
-// Entries a scan examines per hold of the lock: a writer waits for at most this many.
+// Entries a scan examines per hold of the lock: a writer waits for at most this many. The first
+// hold examines kFirstScanChunk, each next one twice as many, up to kScanChunk: most scans (a TOP,
+// a page) stop early, and gather and copy no more than they need.
+constexpr size_t kFirstScanChunk = 32;
 constexpr size_t kScanChunk = 256;
 
 }  // namespace
@@ -42,7 +45,7 @@ MemoryIndex::PathRows& MemoryIndex::FindOrAdd(int64_t container_seq, std::string
   // Staggered, so that paths every document fills do not all fold, and merge, at one commit.
   const size_t stagger = (std::hash<std::string_view>{}(path) ^ static_cast<size_t>(container_seq)) %
                          (fold_entries_ / 2 + 1);
-  PathRows rows{Rows(), {}, fold_entries_ + stagger, false, 0, 0, &sizes_[container_seq],
+  PathRows rows{Rows(), {}, fold_entries_ + stagger, false, 0, 0, 0, &sizes_[container_seq],
                 static_cast<int64_t>(path.size())};
   return paths_.emplace(PathKey(container_seq, std::string(path)), std::move(rows)).first->second;
 }
@@ -231,77 +234,112 @@ void MemoryIndex::Scan(int64_t container_seq, std::string_view path, const Index
     upper = scan.upper_inclusive ? Entry(IndexRow{upper_value, kHighest, kHighest}, kAlive)
                                  : Entry(IndexRow{upper_value, kLowest, kLowest}, 0);
   }
+  // `a` comes before `b` in the scan's direction.
+  auto before = [&](const Entry& a, const Entry& b) { return scan.descending ? less(b, a) : less(a, b); };
   // The scan goes a chunk at a time, resuming past the last entry it examined. The entries its
   // snapshot sees stay while it is open (they are purged only once no reader can see them), so
   // the pieces join up to one consistent scan.
   std::optional<Entry> resume;
   if (scan.after != nullptr) resume = Entry(*scan.after, scan.descending ? 0 : kAlive);
-  // Per source (`recent`, then each run): its next entries in the scan's direction, at most a
-  // chunk of them; the chunk is those sources merged.
-  struct Source {
-    std::vector<const Entry*> entries;
-    size_t next = 0;
+  // A source's entries not examined yet, in the scan's direction: a run's range [low, high) of its
+  // vector, whose next is `at` (its lowest when ascending, its highest when descending), kept from
+  // chunk to chunk while the runs stay (runs_version); or `recent`'s, gathered again each chunk.
+  struct Cursor {
+    const Entry* at = nullptr;  // nullptr: none left
+    const Entry* low = nullptr;
+    const Entry* high = nullptr;
+    const std::vector<const Entry*>* gathered = nullptr;
+    size_t index = 0;
   };
-  std::vector<Source> sources;
+  auto advance = [&](Cursor& cursor) {
+    if (cursor.gathered != nullptr) {
+      cursor.at = ++cursor.index < cursor.gathered->size() ? (*cursor.gathered)[cursor.index] : nullptr;
+    } else if (scan.descending) {
+      cursor.at = cursor.at == cursor.low ? nullptr : cursor.at - 1;
+    } else {
+      cursor.at = cursor.at + 1 == cursor.high ? nullptr : cursor.at + 1;
+    }
+  };
+  std::vector<Cursor> cursors;  // `recent`'s, then one per run
+  std::optional<uint64_t> runs_version;  // of the runs the cursors point into
+  std::vector<const Entry*> recent_entries;
+  bool recent_cut = false;  // `recent` had more entries in range than were gathered
   std::vector<IndexRow> chunk;
+  size_t chunk_limit = kFirstScanChunk;
   for (;;) {
-    bool finished = true;
     chunk.clear();
     {
       std::shared_lock<std::shared_mutex> lock(mu_);
       const PathRows* path_rows = Find(container_seq, path);
       if (path_rows == nullptr) return;
-      sources.resize(path_rows->runs.size() + 1);
-      auto gather = [&](Source& source, auto begin, auto end) {
-        source.entries.clear();
-        source.next = 0;
-        if (scan.descending) {
-          while (end != begin && source.entries.size() < kScanChunk) source.entries.push_back(&*--end);
-          if (end != begin) finished = false;
-        } else {
-          for (; begin != end && source.entries.size() < kScanChunk; ++begin) source.entries.push_back(&*begin);
-          if (begin != end) finished = false;
-        }
-      };
       const Rows& recent = path_rows->recent;
       auto [recent_begin, recent_end] = ScanRange(
           recent.end(), less, [&](const Entry& key) { return recent.lower_bound(key); },
           [&](const Entry& key) { return recent.upper_bound(key); }, scan, lower, upper, resume);
-      gather(sources[0], recent_begin, recent_end);
-      for (size_t i = 0; i < path_rows->runs.size(); ++i) {
-        const std::vector<Entry>& entries = path_rows->runs[i].entries;
-        auto [begin, end] = ScanRange(
-            entries.end(), less,
-            [&](const Entry& key) { return std::lower_bound(entries.begin(), entries.end(), key, less); },
-            [&](const Entry& key) { return std::upper_bound(entries.begin(), entries.end(), key, less); }, scan,
-            lower, upper, resume);
-        gather(sources[i + 1], begin, end);
+      recent_entries.clear();
+      if (scan.descending) {
+        while (recent_end != recent_begin && recent_entries.size() < chunk_limit) recent_entries.push_back(&*--recent_end);
+        recent_cut = recent_end != recent_begin;
+      } else {
+        for (; recent_begin != recent_end && recent_entries.size() < chunk_limit; ++recent_begin) {
+          recent_entries.push_back(&*recent_begin);
+        }
+        recent_cut = recent_begin != recent_end;
       }
+      if (runs_version != path_rows->runs_version) {  // first chunk, or the runs merged since the last
+        runs_version = path_rows->runs_version;
+        cursors.assign(path_rows->runs.size() + 1, Cursor{});
+        for (size_t i = 0; i < path_rows->runs.size(); ++i) {
+          const std::vector<Entry>& entries = path_rows->runs[i].entries;
+          auto [begin, end] = ScanRange(
+              entries.end(), less,
+              [&](const Entry& key) { return std::lower_bound(entries.begin(), entries.end(), key, less); },
+              [&](const Entry& key) { return std::upper_bound(entries.begin(), entries.end(), key, less); }, scan,
+              lower, upper, resume);
+          if (begin == end) continue;
+          Cursor& cursor = cursors[i + 1];
+          cursor.low = &*begin;
+          cursor.high = cursor.low + (end - begin);
+          cursor.at = scan.descending ? cursor.high - 1 : cursor.low;
+        }
+      }
+      cursors[0] = Cursor{recent_entries.empty() ? nullptr : recent_entries[0], nullptr, nullptr, &recent_entries, 0};
+      // Merged: the source whose next entry comes first gives entries until another's comes first.
       const Entry* last = nullptr;
-      for (size_t examined = 0; examined < kScanChunk; ++examined) {
-        Source* best = nullptr;
-        for (Source& source : sources) {
-          if (source.next == source.entries.size()) continue;
-          const Entry* entry = source.entries[source.next];
-          if (best == nullptr ||
-              (scan.descending ? less(*best->entries[best->next], *entry) : less(*entry, *best->entries[best->next]))) {
-            best = &source;
+      size_t examined = 0;
+      while (examined < chunk_limit) {
+        Cursor* best = nullptr;
+        const Entry* second = nullptr;
+        for (Cursor& cursor : cursors) {
+          if (cursor.at == nullptr) continue;
+          if (best == nullptr || before(*cursor.at, *best->at)) {
+            if (best != nullptr) second = best->at;
+            best = &cursor;
+          } else if (second == nullptr || before(*cursor.at, *second)) {
+            second = cursor.at;
           }
         }
         if (best == nullptr) break;
-        last = best->entries[best->next++];
-        if (last->SeenBy(scan.snapshot) && (!scan.partition_hash || last->row.partition_hash == *scan.partition_hash)) {
-          chunk.push_back(last->row);
-        }
+        do {
+          last = best->at;
+          if (last->SeenBy(scan.snapshot) && (!scan.partition_hash || last->row.partition_hash == *scan.partition_hash)) {
+            chunk.push_back(last->row);
+          }
+          ++examined;
+          advance(*best);
+        } while (examined < chunk_limit && best->at != nullptr && (second == nullptr || before(*best->at, *second)));
       }
-      for (const Source& source : sources) finished &= source.next == source.entries.size();
       if (last == nullptr) return;
       resume = *last;
+      bool finished = !recent_cut && cursors[0].at == nullptr;
+      for (size_t i = 1; i < cursors.size(); ++i) finished &= cursors[i].at == nullptr;
+      if (finished) chunk_limit = 0;  // marks the last chunk
     }
     for (const IndexRow& row : chunk) {
       if (!visit(row)) return;
     }
-    if (finished) return;
+    if (chunk_limit == 0) return;
+    chunk_limit = std::min(chunk_limit * 2, kScanChunk);
   }
 }
 
@@ -433,6 +471,7 @@ void MemoryIndex::Fold(uint64_t oldest_view) {
       }
       path->recent.clear();
       runs.push_back(std::move(run));
+      ++path->runs_version;
       // Each run at least twice the size of the next newer: few runs, and an entry is copied
       // about log2(entries / fold size) times.
       while (runs.size() >= 2 && runs[runs.size() - 2].entries.size() < 2 * runs.back().entries.size()) {
@@ -447,6 +486,7 @@ void MemoryIndex::Fold(uint64_t oldest_view) {
       for (size_t i = 1; i < runs.size(); ++i) all = Merge(std::move(all), std::move(runs[i]), oldest_view, *path);
       runs.clear();
       runs.push_back(std::move(all));
+      ++path->runs_version;
     }
   }
   folds_due_.clear();

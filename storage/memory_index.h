@@ -169,6 +169,7 @@ class MemoryIndex {
     std::vector<Run> runs;  // the largest (oldest) first
     size_t fold_at;         // recent's size at which a commit folds it into a run
     bool fold_due = false;  // listed in folds_due_
+    uint64_t runs_version = 0;  // changes whenever `runs` does (a scan's positions in them stay valid until then)
     int64_t live = 0;       // entries not removed
     int64_t purged = 0;     // entries in runs that no reader can see, dropped when their run merges
     IndexSize* size;        // the container's
