@@ -364,9 +364,10 @@ TEST_CASE("the WAL file stays bounded while reads never pause", "[store]") {
   INFO("largest WAL file: " << largest << " bytes");
   // The writer waits for the reads to restart the WAL kRequestPages (4,000) past its threshold
   // (27 MB); on a loaded machine (a reader thread descheduled inside its read) a wait may time
-  // out, and the next is 4,000 pages further.
+  // out, and the next is 4,000 pages further: a clean-clone CI run beside other tests once saw
+  // four in a row (75 MB). Growth with the writes would reach 330 MB.
   constexpr uintmax_t kStep = cosmos::storage::WalCheckpointer::kRequestPages;
-  CHECK(largest < (2500u + 3 * kStep) * (4096u + 24u));  // pages with their frame headers: 60 MB
+  CHECK(largest < (2500u + 5 * kStep) * (4096u + 24u));  // pages with their frame headers: 93 MB
 }
 
 // After a burst of writes the WAL can be large (up to wal_restart_pages); once writes pause, the
