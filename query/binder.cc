@@ -7,6 +7,7 @@
 
 #include "query/functions/registry.h"
 #include "query/query_error.h"
+#include "query/vector_search.h"
 
 namespace cosmos::query {
 namespace {
@@ -91,7 +92,8 @@ class Binder {
     for (auto& item : q.items) COSMOS_RETURN_IF_ERROR(BindExpr(*item.expr, scope, Clause::kSelect, &info));
     for (auto& o : q.order_by) {
       COSMOS_RETURN_IF_ERROR(BindExpr(*o.expr, scope, Clause::kOther, nullptr));
-      if (!IsDocumentPath(*o.expr) && o.expr->computed_property.empty()) {
+      // ORDER BY VectorDistance(...) is vector search: most similar first (vector_search.h).
+      if (!IsDocumentPath(*o.expr) && o.expr->computed_property.empty() && !IsSystemCall(*o.expr, "VectorDistance")) {
         return QueryErrorWithoutLocation(
             "2206", "Unsupported ORDER BY clause. ORDER BY item expression could not be mapped to a document path.");
       }

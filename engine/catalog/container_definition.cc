@@ -2,6 +2,7 @@
 
 #include <cstdint>
 
+#include "engine/catalog/search_policies.h"
 #include "engine/indexing/indexing_policy.h"
 #include "query/computed_properties.h"
 
@@ -88,6 +89,8 @@ Result<Json> NormalizeContainerDefinition(const Json& definition) {
     return computed.status();
   }
   COSMOS_RETURN_IF_ERROR(CheckGeospatialConfig(result["geospatialConfig"], result["indexingPolicy"]));
+  COSMOS_RETURN_IF_ERROR(CheckVectorPolicies(result));
+  COSMOS_RETURN_IF_ERROR(CheckFullTextPolicies(result));
   if (auto ttl = definition.find("defaultTtl"); ttl != definition.end()) {
     if (ttl->is_null()) {
       result.erase("defaultTtl");
@@ -138,7 +141,7 @@ Status CheckContainerReplace(const Json& current, const Json& replacement) {
   if (current["uniqueKeyPolicy"] != replacement["uniqueKeyPolicy"]) {
     return Status::BadRequest("The unique key policy of a container cannot be changed");
   }
-  return Status();
+  return CheckSearchPolicyReplace(current, replacement);
 }
 
 UniqueKeyPolicy UniqueKeyPolicy::FromDefinition(const Json& normalized_definition) {

@@ -21,7 +21,8 @@ Result<Json> NormalizeContainerDefinition(const Json& definition);
 inline constexpr char kLegacyPartitionKey[] = R"({"paths":["/_partitionKey"],"kind":"Hash","systemKey":true})";
 
 // Checks that `replacement` (already normalized) changes only what may change after creation.
-// Returns kBadRequest if it alters the partition key or the unique key policy.
+// Returns kBadRequest if it alters the partition key, the unique key policy, or the vector
+// policies (search_policies.h).
 Status CheckContainerReplace(const Json& current, const Json& replacement);
 
 // geospatialConfig: Geography (the default) or Geometry, whose spatial indexes each need a

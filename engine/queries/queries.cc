@@ -398,6 +398,9 @@ Result<query::QueryPage> Queries::ReadPage(storage::Transaction& txn, const Reso
                                                                   context_.options().query_time_limit)));
   query::PageRequest request = page_request;
   request.user_functions = user_functions.get();
+  if (auto policy = container.properties.find("vectorEmbeddingPolicy"); policy != container.properties.end()) {
+    request.vector_embedding_policy = &*policy;
+  }
   return query::ExecutePage(prepared, parameters, open_source, request);
 }
 

@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "query/vector_search.h"
+
 namespace cosmos::query {
 namespace {
 
@@ -305,6 +307,7 @@ Value Evaluate(const Expr& e, const Row& row, EvalContext& ctx) {
       std::vector<Value> args;
       args.reserve(e.children.size());
       for (const auto& c : e.children) args.push_back(Evaluate(*c, row, ctx));
+      ctx.functions.call = &e;
       return e.function->scalar(args, ctx.functions);
     }
     case ExprKind::kArrayLiteral: {
@@ -340,6 +343,25 @@ Value Evaluate(const Expr& e, const Row& row, EvalContext& ctx) {
     }
   }
   return Value();
+}
+
+std::vector<bool> OrderDescending(const SelectQuery& q, const EvalContext& ctx) {
+  std::vector<bool> descending;
+  descending.reserve(q.order_by.size());
+  for (const OrderByItem& item : q.order_by) {
+    bool descends = item.descending;
+    if (IsSystemCall(*item.expr, "VectorDistance")) {
+      VectorMetric metric = VectorMetric::kCosine;
+      if (ctx.functions.vector_metrics != nullptr) {
+        if (auto found = ctx.functions.vector_metrics->find(item.expr.get()); found != ctx.functions.vector_metrics->end()) {
+          metric = found->second;
+        }
+      }
+      descends = MostSimilarFirstDescends(metric);
+    }
+    descending.push_back(descends);
+  }
+  return descending;
 }
 
 }  // namespace cosmos::query

@@ -50,6 +50,10 @@ struct EvalContext {
 // ctx.functions.error for the caller to check once per row.
 Value Evaluate(const Expr& e, const Row& row, EvalContext& ctx);
 
+// The directions of `q`'s ORDER BY items (true: descending): as written, except that
+// VectorDistance(...) lists the most similar first (query/vector_search.h).
+std::vector<bool> OrderDescending(const SelectQuery& q, const EvalContext& ctx);
+
 // Runs a subquery for one outer row and returns all its results (defined values only).
 // Implemented by the select runner (query/execution/select_runner.cc).
 Status RunSubquery(const SelectQuery& q, const Row& outer, EvalContext& ctx, std::vector<Value>& out);

@@ -5,6 +5,7 @@
 #include "common/encoding.h"
 #include "common/json_parse.h"
 #include "query/execution/select_runner.h"
+#include "query/vector_search.h"
 
 namespace cosmos::query {
 namespace {
@@ -204,10 +205,10 @@ std::vector<Value> DecodeKeys(const Json& encoded) {
 
 // Compares a row's origin with the one a token names, in the select's sort order: keys in their
 // directions, then document position (equal keys keep source order).
-int CompareOrigins(const RowOrigin& a, const RowOrigin& b, const std::vector<OrderByItem>& order) {
-  for (size_t i = 0; i < order.size() && i < a.keys.size() && i < b.keys.size(); ++i) {
+int CompareOrigins(const RowOrigin& a, const RowOrigin& b, const std::vector<bool>& descending) {
+  for (size_t i = 0; i < descending.size() && i < a.keys.size() && i < b.keys.size(); ++i) {
     int c = CompareTotal(a.keys[i], b.keys[i]);
-    if (c != 0) return order[i].descending ? -c : c;
+    if (c != 0) return descending[i] ? -c : c;
   }
   if (a.position < b.position) return -1;
   if (b.position < a.position) return 1;
@@ -244,13 +245,14 @@ Result<QueryPage> MaterializedPage(const BoundQuery& query, EvalContext& ctx, co
     rows.resize(left);
     origins.resize(rows.size());
   }
+  const std::vector<bool> descending = OrderDescending(q, ctx);
   uint64_t index = skip;  // a token with keys (every resumed one) finds its place below
   if (keyset && token.is_object() && token.contains("key")) {
     RowOrigin last{DecodeKeys(token["key"]), token["p"], std::string()};
     uint64_t repeats = token["r"].get<uint64_t>();  // rows at exactly `last` already returned
     index = 0;
     while (index < rows.size()) {
-      int c = CompareOrigins(origins[index], last, q.order_by);
+      int c = CompareOrigins(origins[index], last, descending);
       if (c > 0 || (c == 0 && repeats == 0)) break;
       if (c == 0) --repeats;
       ++index;
@@ -267,7 +269,7 @@ Result<QueryPage> MaterializedPage(const BoundQuery& query, EvalContext& ctx, co
     if (keyset && index > first) {
       const RowOrigin& last = origins[index - 1];
       uint64_t repeats = 0;  // rows of the same document with the same keys, up to the last
-      for (uint64_t i = index; i-- > 0 && CompareOrigins(origins[i], last, q.order_by) == 0;) ++repeats;
+      for (uint64_t i = index; i-- > 0 && CompareOrigins(origins[i], last, descending) == 0;) ++repeats;
       next["key"] = EncodeKeys(last.keys);
       next["p"] = last.position;
       next["r"] = repeats;
@@ -306,6 +308,9 @@ Result<QueryPage> ExecutePage(const BoundQuery& query, const Json& parameters, c
   ctx.parameters = &params;
   ctx.functions.query_start = request.now;
   ctx.functions.user_functions = request.user_functions;
+  const auto vector_metrics =
+      ResolveVectorMetrics(query.root(), parameters, request.vector_embedding_policy ? *request.vector_embedding_policy : Json());
+  ctx.functions.vector_metrics = &vector_metrics;
   ctx.cancellation = Cancellation(request.cancel_at, request.stop);
 
   Json token;

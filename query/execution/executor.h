@@ -79,6 +79,9 @@ struct PageRequest {
   const std::atomic<bool>* stop = nullptr;
   // The udf.name(...) calls of the query (BoundQuery::user_functions); null when it makes none.
   UserFunctions* user_functions = nullptr;
+  // The container's vectorEmbeddingPolicy, or null: the distance function of VectorDistance over
+  // a vector path, when the call names none (query/vector_search.h).
+  const Json* vector_embedding_policy = nullptr;
 };
 
 struct QueryPage {

@@ -22,10 +22,10 @@ struct SelectRunner::Group {
 
 namespace {
 
-bool KeysLess(const std::vector<Value>& a, const std::vector<Value>& b, const std::vector<OrderByItem>& order) {
-  for (size_t i = 0; i < order.size(); ++i) {
+bool KeysLess(const std::vector<Value>& a, const std::vector<Value>& b, const std::vector<bool>& descending) {
+  for (size_t i = 0; i < descending.size(); ++i) {
     int c = CompareTotal(a[i], b[i]);
-    if (c != 0) return order[i].descending ? c > 0 : c < 0;
+    if (c != 0) return descending[i] ? c > 0 : c < 0;
   }
   return false;
 }
@@ -45,7 +45,7 @@ Status CountValue(const Expr* e, EvalContext& ctx, const char* clause, std::opti
 }  // namespace
 
 SelectRunner::SelectRunner(const SelectQuery& q, EvalContext& ctx, std::optional<uint64_t> keep_first)
-    : q_(q), info_(ctx.query->info(q)), ctx_(ctx), keep_first_(keep_first) {
+    : q_(q), info_(ctx.query->info(q)), ctx_(ctx), descending_(OrderDescending(q, ctx)), keep_first_(keep_first) {
   streaming_ = q.order_by.empty() && !info_.is_grouped() && !info_.is_aggregate() && !q.distinct;
 }
 
@@ -167,8 +167,8 @@ Status SelectRunner::Accept(Row& row, std::vector<Value>* streamed) {
 // Keeps only the rows that can still be among the first keep_first_ in the final order.
 void SelectRunner::Prune() {
   auto less = [this](const Sorted& a, const Sorted& b) {
-    if (KeysLess(a.keys, b.keys, q_.order_by)) return true;
-    if (KeysLess(b.keys, a.keys, q_.order_by)) return false;
+    if (KeysLess(a.keys, b.keys, descending_)) return true;
+    if (KeysLess(b.keys, a.keys, descending_)) return false;
     return a.sequence < b.sequence;
   };
   size_t keep = static_cast<size_t>(*keep_first_);
@@ -233,8 +233,8 @@ Status SelectRunner::Finish(std::vector<Value>& streamed, std::vector<Value>& ou
 
   if (!q_.order_by.empty()) {
     std::stable_sort(sorted_.begin(), sorted_.end(), [this](const Sorted& a, const Sorted& b) {
-      if (KeysLess(a.keys, b.keys, q_.order_by)) return true;
-      if (KeysLess(b.keys, a.keys, q_.order_by)) return false;
+      if (KeysLess(a.keys, b.keys, descending_)) return true;
+      if (KeysLess(b.keys, a.keys, descending_)) return false;
       return a.sequence < b.sequence;
     });
   }

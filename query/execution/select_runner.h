@@ -74,6 +74,7 @@ class SelectRunner {
   const SelectQuery& q_;
   const SelectInfo& info_;
   EvalContext& ctx_;
+  std::vector<bool> descending_;  // of q_'s ORDER BY items (OrderDescending)
   bool streaming_;
   std::optional<uint64_t> keep_first_;
   uint64_t sequence_ = 0;

@@ -14,6 +14,7 @@ const FunctionRegistry& FunctionRegistry::Instance() {
     RegisterTypeFunctions(*registry);
     RegisterDateTimeFunctions(*registry);
     RegisterSpatialFunctions(*registry);
+    RegisterVectorFunctions(*registry);
     return registry;
   }();
   return *kRegistry;

@@ -6,6 +6,7 @@
 
 #include <chrono>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -17,6 +18,13 @@
 
 namespace cosmos::query {
 
+struct Expr;
+
+// The distance functions of VectorDistance (vector_functions.cc).
+enum class VectorMetric { kCosine, kDotProduct, kEuclidean };
+// "cosine", "dotproduct" or "euclidean", in any case; nullopt for anything else.
+std::optional<VectorMetric> ParseVectorMetric(std::string_view name);
+
 // Per-query state a function may need. One context is shared by all rows of one query
 // execution, so that e.g. GetCurrentDateTime() returns the same instant for every row.
 struct FunctionContext {
@@ -27,6 +35,11 @@ struct FunctionContext {
   Status error;
   // The query's udf.name(...) calls go here; null: the query may call none.
   UserFunctions* user_functions = nullptr;
+  // The call being evaluated (the evaluator sets it before each system function call), and the
+  // distance function of each VectorDistance call of the query, resolved before it runs from the
+  // call's options or the container's vector embedding policy (query/execution/vector_search.h).
+  const Expr* call = nullptr;
+  const std::unordered_map<const Expr*, VectorMetric>* vector_metrics = nullptr;
 };
 
 // Work accounting of the functions over text: one unit per call plus one per 64 bytes touched.
@@ -80,5 +93,6 @@ void RegisterArrayFunctions(FunctionRegistry& registry);
 void RegisterTypeFunctions(FunctionRegistry& registry);        // IS_*, IIF, ToString, StringTo*, ObjectToArray
 void RegisterDateTimeFunctions(FunctionRegistry& registry);
 void RegisterSpatialFunctions(FunctionRegistry& registry);
+void RegisterVectorFunctions(FunctionRegistry& registry);          // VectorDistance
 
 }  // namespace cosmos::query

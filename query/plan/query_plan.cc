@@ -7,6 +7,7 @@
 #include "query/binder.h"
 #include "query/plan/text_util.h"
 #include "query/query_error.h"
+#include "query/vector_search.h"
 
 namespace cosmos::query {
 namespace {
@@ -178,69 +179,6 @@ std::string StarPayload(const SelectQuery& q) {
   return Cat({"{", fields, "}"});
 }
 
-// ---- Vector search -----------------------------------------------------------------------------
-
-// "/a/b" for alias.a.b (or alias["a"]["b"]); empty when `e` is not such a path.
-std::string DocumentPath(const Expr& e, std::string_view root_alias) {
-  std::string name;
-  if (e.kind == ExprKind::kProperty) {
-    name = e.name;
-  } else if (e.kind == ExprKind::kIndex && e.children[1]->kind == ExprKind::kLiteral &&
-             e.children[1]->literal.is_string()) {
-    name = e.children[1]->literal.get<std::string>();
-  } else {
-    return "";
-  }
-  const Expr& parent = *e.children[0];
-  if (parent.kind == ExprKind::kIdentifier) return parent.name == root_alias ? Cat({"/", name}) : "";
-  std::string parent_path = DocumentPath(parent, root_alias);
-  return parent_path.empty() ? "" : Cat({parent_path, "/", name});
-}
-
-bool IsCallTo(const Expr& e, std::string_view name) {
-  return e.kind == ExprKind::kFunctionCall && !e.udf && EqualsIgnoreCase(e.name, name);
-}
-
-// The distance function of VectorDistance(a, b, [bruteForce, {distanceFunction: …}]): the option
-// when written, else the container's vector policy for the path compared, else cosine.
-std::string VectorDistanceFunction(const Expr& call, std::string_view root_alias, const Json& parameters,
-                                   const QueryPlanOptions& options) {
-  if (call.children.size() >= 4) {
-    const Expr& settings = *call.children[3];
-    const Json* object = nullptr;
-    if (settings.kind == ExprKind::kObjectLiteral) {
-      for (const auto& [name, value] : settings.fields) {
-        if (EqualsIgnoreCase(name, "distanceFunction") && value->kind == ExprKind::kLiteral &&
-            value->literal.is_string()) {
-          return value->literal.get<std::string>();
-        }
-      }
-    } else if (settings.kind == ExprKind::kParameter) {
-      object = FindParameter(parameters, settings.name);
-    } else if (settings.kind == ExprKind::kLiteral) {
-      object = &settings.literal;
-    }
-    if (object != nullptr && object->is_object()) {
-      for (const auto& [name, value] : object->items()) {
-        if (EqualsIgnoreCase(name, "distanceFunction") && value.is_string()) return value.get<std::string>();
-      }
-    }
-  }
-  const Json& policy = options.vector_embedding_policy;
-  if (policy.is_object() && policy.contains("vectorEmbeddings") && policy["vectorEmbeddings"].is_array()) {
-    for (size_t i = 0; i < 2 && i < call.children.size(); ++i) {
-      std::string path = DocumentPath(*call.children[i], root_alias);
-      if (path.empty()) continue;
-      for (const Json& embedding : policy["vectorEmbeddings"]) {
-        if (embedding.is_object() && embedding.value("path", "") == path) {
-          return embedding.value("distanceFunction", "cosine");
-        }
-      }
-    }
-  }
-  return "cosine";
-}
-
 // ---- The plan ----------------------------------------------------------------------------------
 
 // The queryInfo of a plan, in wire order.
@@ -393,12 +331,12 @@ void Planner::PlanOrderBy() {
   const std::string& root_alias = query_.from[0].alias;
   for (const OrderByItem& item : query_.order_by) {
     bool descending = item.descending;
-    if (IsCallTo(*item.expr, "VectorDistance")) {
+    if (IsSystemCall(*item.expr, "VectorDistance")) {
       // Most similar first: small euclidean distances, large cosine or dot-product similarities.
-      std::string distance = VectorDistanceFunction(*item.expr, root_alias, parameters_, options_);
-      descending = !EqualsIgnoreCase(distance, "euclidean");
+      descending = MostSimilarFirstDescends(
+          ResolveVectorMetric(*item.expr, root_alias, parameters_, options_.vector_embedding_policy));
       info_.has_non_streaming_order_by = true;
-    } else if (IsCallTo(*item.expr, "_FullTextScore") || IsCallTo(*item.expr, "FullTextScore")) {
+    } else if (IsSystemCall(*item.expr, "_FullTextScore") || IsSystemCall(*item.expr, "FullTextScore")) {
       info_.has_non_streaming_order_by = true;
     }
     info_.order_by.emplace_back(descending ? "Descending" : "Ascending");
@@ -510,7 +448,7 @@ Status CheckSupportedFeatures(const QueryInfo& info, const QueryFeatureSet& supp
 // hybridSearchQueryInfo with a statistics query and one query per score, not built yet.
 Status CheckNoHybridSearch(const SelectQuery& query, const QueryFeatureSet& supported) {
   for (const OrderByItem& item : query.order_by) {
-    if (!IsCallTo(*item.expr, "RANK")) continue;
+    if (!IsSystemCall(*item.expr, "RANK")) continue;
     if (!supported.Has(QueryFeature::kHybridSearch)) {
       return Status::BadRequest(Cat({kUnsupportedFeatures, UnsupportedFeatureLine(QueryFeature::kHybridSearch)}));
     }

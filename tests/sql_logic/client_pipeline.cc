@@ -671,9 +671,10 @@ Result<ClientPipelineRun> RunClientPipeline(Account& account, const QueryRequest
   if (plan.contains("hybridSearchQueryInfo") && !plan["hybridSearchQueryInfo"].is_null()) {
     return PipelineError("hybrid search is not modelled");
   }
-  if (IsSet(query_info, "hasNonStreamingOrderBy")) {
-    return PipelineError("non-streaming ORDER BY (vector search) is not modelled");
-  }
+  // A non-streaming ORDER BY (vector search) makes the SDK drain every range into a bounded
+  // priority queue (NonStreamingOrderByEndpointComponent) rather than merge pages as they come; as
+  // each range returns its rows in order, BuildStages' ORDER BY merge yields the same rows, ties
+  // apart.
   // queryIterator.ts createPipelinedExecutionContext
   if (NonEmpty(query_info, "aggregates") && !IsSet(query_info, "hasSelectValue")) {
     return PipelineError("Aggregate queries must use the VALUE keyword (the plan lists aggregates without VALUE)");

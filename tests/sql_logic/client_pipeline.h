@@ -18,8 +18,10 @@
 //  - MAKESET removes repeats by value; the JS SDK's Set keeps equal arrays and objects.
 // A plan with dCountInfo (COUNT over a DISTINCT subquery), which the JS SDK never asks for, is
 // counted as the .NET SDK does.
+// A non-streaming ORDER BY (vector search) is merged as ORDER BY is: the SDK's priority queue
+// gives the same rows, ties apart.
 // Not modelled: continuation tokens handed back to the caller, splits during the query (a 410
-// is returned as an error), non-streaming ORDER BY (vector search) and hybrid search.
+// is returned as an error) and hybrid search.
 // Thread-compatible: one call runs one query.
 #pragma once
 

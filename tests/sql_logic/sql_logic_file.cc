@@ -133,12 +133,19 @@ class FileParser {
     }
     if (words.size() <= next) return Error(line, "usage: container <id> /path | container <id> multihash /a /b");
     step.id = words[1];
+    bool options = false;  // indexing= and properties= come after the paths
     for (size_t i = next; i < words.size(); ++i) {
       if (words[i].rfind("indexing=", 0) == 0) {
         step.indexing_policy = words[i].substr(9);
-        if (i + 1 != words.size()) return Error(line, "indexing=<json> comes last");
-        break;
+        options = true;
+        continue;
       }
+      if (words[i].rfind("properties=", 0) == 0) {
+        step.properties = words[i].substr(11);
+        options = true;
+        continue;
+      }
+      if (options) return Error(line, "indexing=<json> and properties=<json> come last");
       if (words[i].empty() || words[i][0] != '/') return Error(line, "a partition key path starts with '/'");
       step.paths.push_back(words[i]);
     }

@@ -21,7 +21,8 @@ struct DocumentLine {
 };
 
 // `container <id> /path` or `container <id> multihash /a /b`, optionally followed by
-// `indexing=<json policy>`: creates the container that the following queries run against, then
+// `indexing=<json policy>` and `properties=<json object>` (more properties of the container, such
+// as a vectorEmbeddingPolicy): creates the container that the following queries run against, then
 // inserts the documents listed after `----`.
 struct ContainerStep {
   int line = 0;
@@ -29,6 +30,7 @@ struct ContainerStep {
   std::vector<std::string> paths;
   bool multihash = false;
   std::string indexing_policy;  // JSON text; empty: the default policy
+  std::string properties;       // JSON object text; empty: none
   std::vector<DocumentLine> documents;
 };
 

@@ -162,6 +162,14 @@ class FileRunner {
     if (!step.indexing_policy.empty()) {
       definition["indexingPolicy"] = Json::parse(step.indexing_policy, nullptr, /*allow_exceptions=*/false);
     }
+    if (!step.properties.empty()) {
+      Json properties = Json::parse(step.properties, nullptr, /*allow_exceptions=*/false);
+      if (!properties.is_object()) {
+        Fail(step.line, "properties=<json> is not an object");
+        return false;
+      }
+      definition.update(properties);
+    }
     auto created = account_->CreateContainer(ResourceName{kDatabaseId}, definition.dump());
     if (!created.ok()) {
       Fail(step.line, "cannot create container '" + step.id + "': " + created.status().message());

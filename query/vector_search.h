@@ -1,0 +1,32 @@
+// Vector search: what a query's VectorDistance calls take from their container, resolved once per
+// query execution (and per query plan): the distance function of each call, and so the order of
+// ORDER BY VectorDistance(...), which lists the most similar first whatever direction is written.
+#pragma once
+
+#include <string_view>
+#include <unordered_map>
+
+#include "common/json.h"
+#include "query/ast.h"
+#include "query/functions/registry.h"
+
+namespace cosmos::query {
+
+// The distance function of the VectorDistance(a, b [, bruteForce [, options]]) `call`: the
+// options' distanceFunction when written (an object literal or a parameter of `parameters`, the
+// request's [{"name","value"}] array), else the container's `vector_embedding_policy` entry for
+// the document path compared (a or b, under `root_alias`), else cosine.
+VectorMetric ResolveVectorMetric(const Expr& call, std::string_view root_alias, const Json& parameters,
+                                 const Json& vector_embedding_policy);
+
+// Every VectorDistance call of `query` (subqueries included), with its distance function.
+std::unordered_map<const Expr*, VectorMetric> ResolveVectorMetrics(const SelectQuery& query, const Json& parameters,
+                                                                   const Json& vector_embedding_policy);
+
+// Most similar first: ascending euclidean distances, descending cosine and dot-product scores.
+inline bool MostSimilarFirstDescends(VectorMetric metric) { return metric != VectorMetric::kEuclidean; }
+
+// True for a call to the system function `name` (any case).
+bool IsSystemCall(const Expr& e, std::string_view name);
+
+}  // namespace cosmos::query
