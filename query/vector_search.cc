@@ -1,5 +1,6 @@
 #include "query/vector_search.h"
 
+#include <algorithm>
 #include <functional>
 #include <string>
 
@@ -93,29 +94,94 @@ VectorMetric ResolveVectorMetric(const Expr& call, std::string_view root_alias, 
   return VectorMetric::kCosine;
 }
 
+namespace {
+
+// Calls visit(call, root_alias) for every VectorDistance call of `query`, subqueries included.
+// Document paths are under the top query's FROM alias, in its subqueries too.
+void ForEachVectorDistance(const SelectQuery& query,
+                           const std::function<void(const Expr&, std::string_view)>& visit_call) {
+  const std::string root_alias = query.from.empty() ? "" : query.from[0].alias;
+  std::function<void(const SelectQuery&)> visit_query;
+  std::function<void(const Expr&)> visit = [&](const Expr& e) {
+    if (IsSystemCall(e, "VectorDistance")) visit_call(e, root_alias);
+    for (const auto& child : e.children) visit(*child);
+    for (const auto& field : e.fields) visit(*field.second);
+    if (e.subquery) visit_query(*e.subquery);
+  };
+  visit_query = [&](const SelectQuery& q) {
+    for (const auto& source : q.from) visit(*source.collection);
+    for (const auto& item : q.items) visit(*item.expr);
+    if (q.where) visit(*q.where);
+    for (const auto& g : q.group_by) visit(*g);
+    for (const auto& o : q.order_by) visit(*o.expr);
+  };
+  visit_query(query);
+}
+
+// The policy's embedding for `path`, or null.
+const Json* EmbeddingOf(const Json& policy, const std::string& path) {
+  if (path.empty() || !policy.is_object() || !policy.contains("vectorEmbeddings") || !policy["vectorEmbeddings"].is_array()) {
+    return nullptr;
+  }
+  for (const Json& embedding : policy["vectorEmbeddings"]) {
+    if (embedding.is_object() && embedding.value("path", "") == path) return &embedding;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
 std::unordered_map<const Expr*, VectorMetric> ResolveVectorMetrics(const SelectQuery& query, const Json& parameters,
                                                                    const Json& vector_embedding_policy) {
   std::unordered_map<const Expr*, VectorMetric> metrics;
-  std::function<void(const SelectQuery&)> visit_query;
-  std::function<void(const Expr&, std::string_view)> visit = [&](const Expr& e, std::string_view root_alias) {
-    if (IsSystemCall(e, "VectorDistance")) {
-      metrics[&e] = ResolveVectorMetric(e, root_alias, parameters, vector_embedding_policy);
-    }
-    for (const auto& child : e.children) visit(*child, root_alias);
-    for (const auto& field : e.fields) visit(*field.second, root_alias);
-    if (e.subquery) visit_query(*e.subquery);
-  };
-  // Document paths are under the top query's FROM alias, in its subqueries too.
-  const std::string root_alias = query.from.empty() ? "" : query.from[0].alias;
-  visit_query = [&](const SelectQuery& q) {
-    for (const auto& source : q.from) visit(*source.collection, root_alias);
-    for (const auto& item : q.items) visit(*item.expr, root_alias);
-    if (q.where) visit(*q.where, root_alias);
-    for (const auto& g : q.group_by) visit(*g, root_alias);
-    for (const auto& o : q.order_by) visit(*o.expr, root_alias);
-  };
-  visit_query(query);
+  ForEachVectorDistance(query, [&](const Expr& call, std::string_view root_alias) {
+    metrics[&call] = ResolveVectorMetric(call, root_alias, parameters, vector_embedding_policy);
+  });
   return metrics;
+}
+
+Status CheckQueryVectors(const SelectQuery& query, const Json& parameters, const Json& vector_embedding_policy) {
+  Status status;
+  ForEachVectorDistance(query, [&](const Expr& call, std::string_view root_alias) {
+    if (!status.ok() || call.children.size() < 2) return;
+    for (size_t i = 0; i < 2; ++i) {
+      const std::string path = DocumentPath(*call.children[i], root_alias);
+      const Json* embedding = EmbeddingOf(vector_embedding_policy, path);
+      if (embedding == nullptr) continue;
+      const Expr& other = *call.children[1 - i];
+      // The vector as far as it is known before the rows: a literal or a parameter, or an array
+      // literal (its length; elements written as literals must be numbers).
+      Json written;
+      const Json* vector = nullptr;
+      if (other.kind == ExprKind::kLiteral) {
+        vector = &other.literal;
+      } else if (other.kind == ExprKind::kParameter) {
+        vector = ParameterValue(parameters, other.name);
+      } else if (other.kind == ExprKind::kArrayLiteral) {
+        written = Json::array();
+        for (const auto& element : other.children) {
+          written.push_back(element->kind == ExprKind::kLiteral ? element->literal : Json(0));
+        }
+        vector = &written;
+      }
+      if (vector == nullptr) continue;  // an expression of the row
+      const bool numbers = vector->is_array() && std::all_of(vector->begin(), vector->end(),
+                                                             [](const Json& x) { return x.is_number(); });
+      if (!numbers) {
+        status = Status::BadRequest("The vector VectorDistance compares with '" + path +
+                                    "' must be an array of numbers.");
+        return;
+      }
+      const Json& dimensions = embedding->contains("dimensions") ? (*embedding)["dimensions"] : Json();
+      if (dimensions.is_number_integer() && static_cast<int64_t>(vector->size()) != dimensions.get<int64_t>()) {
+        status = Status::BadRequest("The vector VectorDistance compares with '" + path + "' has " +
+                                    std::to_string(vector->size()) + " dimensions, but the container's vector "
+                                    "embedding policy gives that path " + std::to_string(dimensions.get<int64_t>()) + ".");
+        return;
+      }
+    }
+  });
+  return status;
 }
 
 }  // namespace cosmos::query

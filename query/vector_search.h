@@ -7,6 +7,7 @@
 #include <unordered_map>
 
 #include "common/json.h"
+#include "common/status.h"
 #include "query/ast.h"
 #include "query/functions/registry.h"
 
@@ -22,6 +23,11 @@ VectorMetric ResolveVectorMetric(const Expr& call, std::string_view root_alias, 
 // Every VectorDistance call of `query` (subqueries included), with its distance function.
 std::unordered_map<const Expr*, VectorMetric> ResolveVectorMetrics(const SelectQuery& query, const Json& parameters,
                                                                    const Json& vector_embedding_policy);
+
+// Checks the vectors `query` compares with a vector path of the policy: a literal or parameter must
+// be an array of as many numbers as the policy's dimensions (400 otherwise, as the service refuses
+// a query vector that does not fit its embedding).
+Status CheckQueryVectors(const SelectQuery& query, const Json& parameters, const Json& vector_embedding_policy);
 
 // Most similar first: ascending euclidean distances, descending cosine and dot-product scores.
 inline bool MostSimilarFirstDescends(VectorMetric metric) { return metric != VectorMetric::kEuclidean; }

@@ -138,6 +138,14 @@ export default [
       const { resource } = await container.read();
       resource.indexingPolicy.vectorIndexes = [{ path: "/embedding", type: "flat" }];
       await a.rejects(container.replace(resource), 400, "vector indexes cannot change");
+      // A query vector of other dimensions than the policy's, or not of numbers.
+      for (const [what, value] of [["3 dimensions", [1, 0, 0]], ["strings", Array(DIMENSIONS).fill("x")]]) {
+        const search = container.items.query({
+          query: "SELECT TOP 3 c.id FROM c ORDER BY VectorDistance(c.embedding, @q)",
+          parameters: [{ name: "@q", value }],
+        });
+        await a.rejects(search.fetchAll(), 400, `a query vector of ${what}`);
+      }
     },
   },
 ];

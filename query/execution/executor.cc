@@ -311,6 +311,9 @@ Result<QueryPage> ExecutePage(const BoundQuery& query, const Json& parameters, c
   const auto vector_metrics =
       ResolveVectorMetrics(query.root(), parameters, request.vector_embedding_policy ? *request.vector_embedding_policy : Json());
   ctx.functions.vector_metrics = &vector_metrics;
+  if (request.vector_embedding_policy != nullptr) {
+    COSMOS_RETURN_IF_ERROR(CheckQueryVectors(query.root(), parameters, *request.vector_embedding_policy));
+  }
   ctx.cancellation = Cancellation(request.cancel_at, request.stop);
 
   Json token;
