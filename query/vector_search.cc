@@ -5,43 +5,23 @@
 #include <string>
 
 #include "common/encoding.h"
+#include "query/binder.h"
+#include "query/plan/query_plan.h"
 
 namespace cosmos::query {
 namespace {
 
-// "/a/b" for alias.a.b (or alias["a"]["b"]); empty when `e` is not such a path.
+// "/a/b" for alias.a.b (or alias["a"]["b"]), as vector policies name paths; empty when `e` is no
+// document path under `root_alias`.
 std::string DocumentPath(const Expr& e, std::string_view root_alias) {
-  std::string name;
-  if (e.kind == ExprKind::kProperty) {
-    name = e.name;
-  } else if (e.kind == ExprKind::kIndex && e.children[1]->kind == ExprKind::kLiteral &&
-             e.children[1]->literal.is_string()) {
-    name = e.children[1]->literal.get<std::string>();
-  } else {
-    return "";
-  }
-  const Expr& parent = *e.children[0];
   std::string path;
-  if (parent.kind == ExprKind::kIdentifier) {
-    if (parent.name != root_alias) return "";
-  } else {
-    path = DocumentPath(parent, root_alias);
-    if (path.empty()) return "";
-  }
-  path += '/';
-  path += name;
-  return path;
-}
-
-// The value of parameter `name` in the request's [{"name","value"}] array, or null.
-const Json* ParameterValue(const Json& parameters, std::string_view name) {
-  if (!parameters.is_array()) return nullptr;
-  for (const Json& parameter : parameters) {
-    if (parameter.is_object() && parameter.value("name", "") == name && parameter.contains("value")) {
-      return &parameter["value"];
+  if (auto steps = DocumentPathSteps(e, root_alias)) {
+    for (const std::string& step : *steps) {
+      path += '/';
+      path += step;
     }
   }
-  return nullptr;
+  return path;
 }
 
 std::optional<VectorMetric> NamedMetric(const Json& options) {
@@ -73,7 +53,7 @@ VectorMetric ResolveVectorMetric(const Expr& call, std::string_view root_alias, 
         }
       }
     } else if (settings.kind == ExprKind::kParameter) {
-      if (const Json* value = ParameterValue(parameters, settings.name)) named = NamedMetric(*value);
+      if (const Json* value = FindParameter(parameters, settings.name)) named = NamedMetric(*value);
     } else if (settings.kind == ExprKind::kLiteral) {
       named = NamedMetric(settings.literal);
     }
@@ -156,7 +136,7 @@ Status CheckQueryVectors(const SelectQuery& query, const Json& parameters, const
       if (other.kind == ExprKind::kLiteral) {
         vector = &other.literal;
       } else if (other.kind == ExprKind::kParameter) {
-        vector = ParameterValue(parameters, other.name);
+        vector = FindParameter(parameters, other.name);
       } else if (other.kind == ExprKind::kArrayLiteral) {
         written = Json::array();
         for (const auto& element : other.children) {

@@ -188,12 +188,6 @@ int64_t MemoryIndex::HeldEntries() const {
   return held;
 }
 
-size_t MemoryIndex::RunCount(int64_t container_seq, std::string_view path) const {
-  std::shared_lock<std::shared_mutex> lock(mu_);
-  const PathRows* rows = Find(container_seq, path);
-  return rows == nullptr ? 0 : rows->runs.size();
-}
-
 namespace {
 
 // [begin, end) of a sorted sequence that lies within a scan's value bounds and past `resume` in
@@ -426,9 +420,8 @@ void MemoryIndex::Purge(uint64_t oldest_view) {
     if (found.entry != nullptr && found.entry->died == grave.entry.died) {
       if (found.in_recent) {
         path.recent.erase(grave.entry);
-      } else if (++path.purged > path.live && path.purged >= static_cast<int64_t>(path.fold_at) && !path.fold_due) {
-        // More dead than alive in the runs: the next fold merges them all, dropping the dead.
-        path.fold_due = true;
+      } else if (++path.purged; MoreDeadThanAlive(path) && !path.fold_due) {
+        path.fold_due = true;  // the next fold merges the runs, dropping the dead
         folds_due_.push_back(&path);
       }
     }
@@ -480,7 +473,7 @@ void MemoryIndex::Fold(uint64_t oldest_view) {
         runs.back() = Merge(std::move(runs.back()), std::move(newer), oldest_view, *path);
       }
     }
-    if (path->purged > path->live && path->purged >= static_cast<int64_t>(path->fold_at) && !runs.empty()) {
+    if (MoreDeadThanAlive(*path) && !runs.empty()) {
       const Run none{{}, std::numeric_limits<int64_t>::max(), std::numeric_limits<int64_t>::min()};
       Run all = Merge(std::move(runs.front()), none, oldest_view, *path);
       for (size_t i = 1; i < runs.size(); ++i) all = Merge(std::move(all), std::move(runs[i]), oldest_view, *path);

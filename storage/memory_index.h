@@ -122,8 +122,6 @@ class MemoryIndex {
   uint64_t changes() const { return changes_; }
   // Entries held, removed ones awaiting their purge included (tests).
   int64_t HeldEntries() const;
-  // Sorted runs of a path (tests: a run forms once `recent` has fold_entries).
-  size_t RunCount(int64_t container_seq, std::string_view path) const;
 
  private:
   static constexpr uint64_t kAlive = std::numeric_limits<uint64_t>::max();
@@ -175,6 +173,11 @@ class MemoryIndex {
     IndexSize* size;        // the container's
     int64_t path_bytes;
   };
+  // The runs hold more entries no reader sees than live ones (and at least a fold's worth): the
+  // next fold merges them all, dropping the dead.
+  static bool MoreDeadThanAlive(const PathRows& path) {
+    return path.purged > path.live && path.purged >= static_cast<int64_t>(path.fold_at);
+  }
   // Where an entry was found: in `recent`, or in a run (entries there change only in `died`).
   struct Found {
     const Entry* entry = nullptr;

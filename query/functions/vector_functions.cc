@@ -4,8 +4,8 @@
 //  - dotproduct: the dot product, larger is more similar;
 //  - euclidean: the distance, 0 is most similar.
 // The distance function is the call's `distanceFunction` option when written, else the container's
-// vector embedding policy for the path compared (resolved before the query runs and passed in
-// FunctionContext::vector_metrics), else cosine. Answers are exact whatever the index type or
+// vector embedding policy for the path compared, else cosine: resolved before the query runs
+// (FunctionContext::vector_metrics), or read from the options when nothing was resolved. Answers are exact whatever the index type or
 // bruteForce say (the service's approximate indexes may differ in their last digits of recall).
 // Arguments that are not two arrays of numbers of one length give undefined, as a document
 // without the embedding does.
@@ -37,17 +37,22 @@ std::optional<VectorMetric> OptionMetric(std::span<const Value> args) {
   return std::nullopt;
 }
 
+// The metric the query resolved for the call being evaluated, if it did.
+std::optional<VectorMetric> ResolvedMetric(const FunctionContext& ctx) {
+  if (ctx.vector_metrics == nullptr || ctx.call == nullptr) return std::nullopt;
+  auto found = ctx.vector_metrics->find(ctx.call);
+  if (found == ctx.vector_metrics->end()) return std::nullopt;
+  return found->second;
+}
+
 Value VectorDistance(std::span<const Value> args, FunctionContext& ctx) {
   if (!args[0].is_array() || !args[1].is_array()) return Value();
   const Json& a = args[0].json();
   const Json& b = args[1].json();
   if (a.size() != b.size() || a.empty()) return Value();
-  VectorMetric metric = VectorMetric::kCosine;
-  if (auto named = OptionMetric(args)) {
-    metric = *named;
-  } else if (ctx.vector_metrics != nullptr && ctx.call != nullptr) {
-    if (auto found = ctx.vector_metrics->find(ctx.call); found != ctx.vector_metrics->end()) metric = found->second;
-  }
+  // Resolved once for the query (options first, then the policy); else from the options here.
+  std::optional<VectorMetric> resolved = ResolvedMetric(ctx);
+  const VectorMetric metric = resolved ? *resolved : OptionMetric(args).value_or(VectorMetric::kCosine);
   double dot = 0, norm_a = 0, norm_b = 0, squared = 0;
   for (size_t i = 0; i < a.size(); ++i) {
     if (!a[i].is_number() || !b[i].is_number()) return Value();

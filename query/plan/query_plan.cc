@@ -144,16 +144,6 @@ Status CountError(CountClause clause, SourceSpan span) {
   return Status::BadRequest("invalid count");
 }
 
-const Json* FindParameter(const Json& parameters, std::string_view name) {
-  if (!parameters.is_array()) return nullptr;
-  for (const Json& parameter : parameters) {
-    if (parameter.is_object() && parameter.contains("value") && parameter.value("name", "") == name) {
-      return &parameter["value"];
-    }
-  }
-  return nullptr;
-}
-
 // A TOP, OFFSET or LIMIT count: a literal or a parameter holding an integer in [0, 2^32).
 Result<std::optional<uint64_t>> ResolveCount(const ExprPtr& e, const Json& parameters, CountClause clause) {
   if (!e) return std::optional<uint64_t>();
@@ -458,6 +448,16 @@ Status CheckNoHybridSearch(const SelectQuery& query, const QueryFeatureSet& supp
 }
 
 }  // namespace
+
+const Json* FindParameter(const Json& parameters, std::string_view name) {
+  if (!parameters.is_array()) return nullptr;
+  for (const Json& parameter : parameters) {
+    if (parameter.is_object() && parameter.contains("value") && parameter.value("name", "") == name) {
+      return &parameter["value"];
+    }
+  }
+  return nullptr;
+}
 
 std::string_view QueryFeatureName(QueryFeature feature) {
   for (const auto& [f, name] : kFeatureNames) {

@@ -93,6 +93,9 @@ struct QueryPlanOptions {
 // other expressions, TOP/OFFSET/LIMIT out of range) and for features the client did not declare.
 Result<Json> BuildQueryPlan(const SelectQuery& query, const Json& parameters, const QueryPlanOptions& options);
 
+// The value of parameter `name` ("@p") in the request's [{"name","value"}] array, or null.
+const Json* FindParameter(const Json& parameters, std::string_view name);
+
 // The value of a TOP, OFFSET or LIMIT count (a literal, or a parameter of `parameters`) when it
 // is an integer in [0, 2^32); nullopt otherwise (the plan rejects such a count).
 std::optional<uint64_t> CountValue(const Expr& count, const Json& parameters);
