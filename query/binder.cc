@@ -91,9 +91,15 @@ class Binder {
     for (auto& g : q.group_by) COSMOS_RETURN_IF_ERROR(BindExpr(*g, scope, Clause::kOther, nullptr));
     for (auto& item : q.items) COSMOS_RETURN_IF_ERROR(BindExpr(*item.expr, scope, Clause::kSelect, &info));
     for (auto& o : q.order_by) {
+      if (IsSystemCall(*o.expr, "RANK")) {
+        COSMOS_RETURN_IF_ERROR(BindRank(q, o, scope));
+        continue;
+      }
       COSMOS_RETURN_IF_ERROR(BindExpr(*o.expr, scope, Clause::kOther, nullptr));
       // ORDER BY VectorDistance(...) is vector search: most similar first (vector_search.h).
-      if (!IsDocumentPath(*o.expr) && o.expr->computed_property.empty() && !IsSystemCall(*o.expr, "VectorDistance")) {
+      // ORDER BY a score (VectorDistance, and the internal forms of a hybrid plan's components).
+      if (!IsDocumentPath(*o.expr) && o.expr->computed_property.empty() && !IsSystemCall(*o.expr, "VectorDistance") &&
+          !IsSystemCall(*o.expr, "_VectorScore") && !IsSystemCall(*o.expr, "_FullTextScore")) {
         return QueryErrorWithoutLocation(
             "2206", "Unsupported ORDER BY clause. ORDER BY item expression could not be mapped to a document path.");
       }
@@ -128,6 +134,84 @@ class Binder {
   }
 
  private:
+  // ORDER BY RANK score: score is FullTextScore(...), VectorDistance(...) or RRF(score, score, ...
+  // [, weights]); it is the only ORDER BY item, without a direction. RANK and RRF are no functions
+  // of their own: the select runner combines their scores (query/full_text_search.h). The
+  // service's messages.
+  Status BindRank(const SelectQuery& q, const OrderByItem& item, std::vector<std::string>& scope) {
+    constexpr std::string_view kNotScoring =
+        "The ORDER BY RANK clause must be followed by a VectorDistance and/or a FullTextScore function call.";
+    Expr& rank = *item.expr;
+    if (q.order_by.size() != 1 || rank.children.size() != 1) return QueryError("SC2221", kNotScoring, rank.span);
+    if (item.explicit_direction) {
+      // The message is the service's; its code is not documented, so none is given.
+      return Status::BadRequest("Specifying a sort order (ASC or DESC) in the ORDER BY RANK clause is not allowed.");
+    }
+    if (q.distinct) {
+      return Status::BadRequest("The DISTINCT keyword is not allowed with the ORDER BY RANK clause.");
+    }
+    Expr& score = *rank.children[0];
+    auto bind_scoring_call = [&](Expr& call) -> Status {
+      if (!IsSystemCall(call, "FullTextScore") && !IsSystemCall(call, "VectorDistance")) {
+        return QueryError("SC2221", kNotScoring, call.span);
+      }
+      if (IsSystemCall(call, "FullTextScore")) {
+        for (size_t i = 1; i < call.children.size(); ++i) {
+          if (!IsSearchTerms(*call.children[i])) {
+            return Status::BadRequest("The second through last arguments of the FullTextScore function must be string literals.");
+          }
+        }
+      }
+      ranking_ = true;
+      Status bound = BindExpr(call, scope, Clause::kOther, nullptr);
+      ranking_ = false;
+      return bound;
+    };
+    if (!IsSystemCall(score, "RRF")) return bind_scoring_call(score);
+    size_t scores = 0;
+    for (size_t i = 0; i < score.children.size(); ++i) {
+      Expr& argument = *score.children[i];
+      if (i + 1 == score.children.size() && argument.kind == ExprKind::kArrayLiteral) {
+        if (!IsNumberArray(argument) || argument.children.size() != scores) {
+          return QueryError("SC2229",
+                            "The last parameter of the RRF function is an optional array of weights. When present, it "
+                            "must be a literal array of numbers, one for each of the component scores used for the "
+                            "RRF function. The length of this array must be the same as the number of the component "
+                            "scores.",
+                            argument.span);
+        }
+        COSMOS_RETURN_IF_ERROR(BindExpr(argument, scope, Clause::kOther, nullptr));
+        continue;
+      }
+      COSMOS_RETURN_IF_ERROR(bind_scoring_call(argument));
+      ++scores;
+    }
+    if (scores < 2) return QueryError("SC2221", kNotScoring, score.span);
+    return Status();
+  }
+
+  // What FullTextScore searches for: a string literal, a parameter, or (the older form) an array
+  // literal of strings.
+  static bool IsSearchTerms(const Expr& e) {
+    if (e.kind == ExprKind::kParameter) return true;
+    if (e.kind == ExprKind::kLiteral) return e.literal.is_string();
+    return e.kind == ExprKind::kArrayLiteral && !e.children.empty() &&
+           std::all_of(e.children.begin(), e.children.end(), [](const ExprPtr& element) {
+             return element->kind == ExprKind::kLiteral && element->literal.is_string();
+           });
+  }
+
+  // [1, -0.5, ...]: numbers written as literals (a minus sign included).
+  static bool IsNumberArray(const Expr& array) {
+    return std::all_of(array.children.begin(), array.children.end(), [](const ExprPtr& element) {
+      const Expr* number = element.get();
+      if (number->kind == ExprKind::kUnary && number->unary_op != UnaryOp::kNot && number->unary_op != UnaryOp::kBitNot) {
+        number = number->children[0].get();
+      }
+      return number->kind == ExprKind::kLiteral && number->literal.is_number();
+    });
+  }
+
   Status BindExpr(Expr& e, std::vector<std::string>& scope, Clause clause, SelectInfo* select_info,
                   bool inside_aggregate = false) {
     switch (e.kind) {
@@ -152,6 +236,9 @@ class Binder {
             user_functions_.push_back(e.name);
           }
           break;
+        }
+        if (IsSystemCall(e, "FullTextScore") && !ranking_) {
+          return QueryError("SC2240", "The FullTextScore function is only allowed in the ORDER BY RANK clause.", e.span);
         }
         const FunctionDef* f = FunctionRegistry::Instance().Find(e.name);
         if (f == nullptr) {
@@ -244,6 +331,7 @@ class Binder {
   // The names of the udf.name(...) calls met, once each.
   std::vector<std::string> user_functions_;
   SourceSpan outer_aggregate_span_;
+  bool ranking_ = false;  // binding a score of ORDER BY RANK
 };
 
 // Finds which top-level properties of the document a query reads. The document is slot 0, and
@@ -328,6 +416,17 @@ std::optional<std::vector<std::string>> DocumentPathSteps(const Expr& e, std::st
   }
   if (node->name != alias) return std::nullopt;
   return std::vector<std::string>(steps.rbegin(), steps.rend());
+}
+
+std::string DocumentPolicyPath(const Expr& e, std::string_view alias) {
+  std::string path;
+  if (auto steps = DocumentPathSteps(e, alias)) {
+    for (const std::string& step : *steps) {
+      path += '/';
+      path += step;
+    }
+  }
+  return path;
 }
 
 std::string PathText(const Expr& e) {

@@ -86,6 +86,8 @@ bool IsDocumentPath(const Expr& e);
 // The steps from `alias` to a document path expression, array indexes written "[]":
 // c.a["b"][0] rooted at c gives {"a", "b", "[]"}. nullopt for any other expression or root.
 std::optional<std::vector<std::string>> DocumentPathSteps(const Expr& e, std::string_view alias);
+// The same path as container policies write it, "/a/b"; empty for any other expression or root.
+std::string DocumentPolicyPath(const Expr& e, std::string_view alias);
 // The property names a non-VALUE select list produces: the alias, the inferred name (the last
 // property name of c.a or c["a"], or the alias itself), or $1, $2... for the other items.
 std::vector<std::string> OutputNames(const SelectQuery& q);

@@ -11,19 +11,6 @@
 namespace cosmos::query {
 namespace {
 
-// "/a/b" for alias.a.b (or alias["a"]["b"]), as vector policies name paths; empty when `e` is no
-// document path under `root_alias`.
-std::string DocumentPath(const Expr& e, std::string_view root_alias) {
-  std::string path;
-  if (auto steps = DocumentPathSteps(e, root_alias)) {
-    for (const std::string& step : *steps) {
-      path += '/';
-      path += step;
-    }
-  }
-  return path;
-}
-
 std::optional<VectorMetric> NamedMetric(const Json& options) {
   if (!options.is_object()) return std::nullopt;
   for (const auto& [name, value] : options.items()) {
@@ -38,6 +25,18 @@ std::optional<VectorMetric> NamedMetric(const Json& options) {
 
 bool IsSystemCall(const Expr& e, std::string_view name) {
   return e.kind == ExprKind::kFunctionCall && !e.udf && EqualsIgnoreCaseAscii(e.name, name);
+}
+
+bool IsSimilarityOrder(const OrderByItem& item) {
+  return IsSystemCall(*item.expr, "VectorDistance") ||
+         (IsSystemCall(*item.expr, "_VectorScore") && !item.explicit_direction);
+}
+
+bool IsScoreCall(const Expr& e) {
+  for (std::string_view name : {"VectorDistance", "_VectorScore", "FullTextScore", "_FullTextScore"}) {
+    if (IsSystemCall(e, name)) return true;
+  }
+  return false;
 }
 
 VectorMetric ResolveVectorMetric(const Expr& call, std::string_view root_alias, const Json& parameters,
@@ -62,7 +61,7 @@ VectorMetric ResolveVectorMetric(const Expr& call, std::string_view root_alias, 
   const Json& policy = vector_embedding_policy;
   if (policy.is_object() && policy.contains("vectorEmbeddings") && policy["vectorEmbeddings"].is_array()) {
     for (size_t i = 0; i < 2 && i < call.children.size(); ++i) {
-      const std::string path = DocumentPath(*call.children[i], root_alias);
+      const std::string path = DocumentPolicyPath(*call.children[i], root_alias);
       if (path.empty()) continue;
       for (const Json& embedding : policy["vectorEmbeddings"]) {
         if (!embedding.is_object() || embedding.value("path", "") != path) continue;
@@ -83,7 +82,7 @@ void ForEachVectorDistance(const SelectQuery& query,
   const std::string root_alias = query.from.empty() ? "" : query.from[0].alias;
   std::function<void(const SelectQuery&)> visit_query;
   std::function<void(const Expr&)> visit = [&](const Expr& e) {
-    if (IsSystemCall(e, "VectorDistance")) visit_call(e, root_alias);
+    if (IsSystemCall(e, "VectorDistance") || IsSystemCall(e, "_VectorScore")) visit_call(e, root_alias);
     for (const auto& child : e.children) visit(*child);
     for (const auto& field : e.fields) visit(*field.second);
     if (e.subquery) visit_query(*e.subquery);
@@ -125,7 +124,7 @@ Status CheckQueryVectors(const SelectQuery& query, const Json& parameters, const
   ForEachVectorDistance(query, [&](const Expr& call, std::string_view root_alias) {
     if (!status.ok() || call.children.size() < 2) return;
     for (size_t i = 0; i < 2; ++i) {
-      const std::string path = DocumentPath(*call.children[i], root_alias);
+      const std::string path = DocumentPolicyPath(*call.children[i], root_alias);
       const Json* embedding = EmbeddingOf(vector_embedding_policy, path);
       if (embedding == nullptr) continue;
       const Expr& other = *call.children[1 - i];

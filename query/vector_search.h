@@ -35,4 +35,13 @@ inline bool MostSimilarFirstDescends(VectorMetric metric) { return metric != Vec
 // True for a call to the system function `name` (any case).
 bool IsSystemCall(const Expr& e, std::string_view name);
 
+// An ORDER BY item sorted most similar first whatever direction is written: VectorDistance(...),
+// and the hybrid plan's _VectorScore(...) when no direction is written (a component whose weight
+// is negative writes the direction that reverses it).
+bool IsSimilarityOrder(const OrderByItem& item);
+
+// A score a sort can only be computed by evaluating: VectorDistance, FullTextScore and their
+// internal forms (the SDKs merge such sorts as non-streaming ORDER BY).
+bool IsScoreCall(const Expr& e);
+
 }  // namespace cosmos::query

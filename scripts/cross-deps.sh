@@ -17,4 +17,5 @@ apt-get update -qq
 apt-get install -y -qq --no-install-recommends "crossbuild-essential-$target_arch" \
   "libssl-dev:$target_arch" "libsqlite3-dev:$target_arch" "libspdlog-dev:$target_arch" \
   "libfmt-dev:$target_arch" "libantlr4-runtime-dev:$target_arch" "uuid-dev:$target_arch" \
-  "libpcre2-dev:$target_arch" "libmozjs-102-dev:$target_arch" "libmimalloc-dev:$target_arch" "libabsl-dev:$target_arch"
+  "libpcre2-dev:$target_arch" "libmozjs-102-dev:$target_arch" "libmimalloc-dev:$target_arch" "libabsl-dev:$target_arch" \
+  "libstemmer-dev:$target_arch"

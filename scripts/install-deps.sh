@@ -24,6 +24,7 @@ build_packages=(
   libpcre2-dev            # PCRE2: RegexMatch speaks the service's PCRE dialect
   libmozjs-102-dev        # SpiderMonkey 102 ESR: stored procedures, triggers and UDFs
   libmimalloc-dev         # mimalloc, the executables' allocator
+  libstemmer-dev          # Snowball stemmers: full-text search in its six languages
   openssl
 )
 

@@ -21,7 +21,9 @@ Result<Json> ContainerQueryPlan(const ResolvedContainer& container, const query:
   return query::BuildQueryPlan(prepared.root(), parameters, options);
 }
 
-bool NeedsClientPipeline(const Json& query_info) {
+bool NeedsClientPipeline(const Json& plan) {
+  if (plan.contains("hybridSearchQueryInfo")) return true;
+  const Json& query_info = plan["queryInfo"];
   return query_info["distinctType"] != "None" || !query_info["top"].is_null() || !query_info["offset"].is_null() ||
          !query_info["limit"].is_null() || !query_info["orderBy"].empty() || !query_info["aggregates"].empty() ||
          !query_info["groupByExpressions"].empty() || !query_info["groupByAliasToAggregateType"].empty() ||

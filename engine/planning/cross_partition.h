@@ -21,8 +21,9 @@ Result<Json> ContainerQueryPlan(const ResolvedContainer& container, const query:
                                 const Json& parameters, const std::optional<std::string>& supported_features);
 
 // Whether the SDK must run the query itself across partitions (merge-sort, aggregate, group,
-// de-duplicate, skip/take), as opposed to concatenating what each partition returns.
-bool NeedsClientPipeline(const Json& query_info);
+// de-duplicate, skip/take, fuse ranks), as opposed to concatenating what each partition returns.
+// `plan`: the whole query plan (a hybrid search plan always needs the SDK).
+bool NeedsClientPipeline(const Json& plan);
 
 // A FROM subquery whose rows depend on every partition at once (TOP, OFFSET/LIMIT, ORDER BY,
 // DISTINCT, aggregates) has no per-partition rewrite the SDK could merge: the gateway runs such a

@@ -240,7 +240,7 @@ Result<QueryResponse> Queries::QueryItems(const QueryRequest& request) {
     if (!request.enable_cross_partition) return Status::BadRequest(kCrossPartitionDisabledMessage);
     if (container->routing.online_count() > 1) {
       COSMOS_ASSIGN_OR_RETURN(auto plan, ContainerQueryPlan(*container, *prepared, body.parameters, std::nullopt));
-      if (NeedsClientPipeline(plan["queryInfo"]) && !HasWholeContainerSubquery(*prepared)) {
+      if (NeedsClientPipeline(plan) && !HasWholeContainerSubquery(*prepared)) {
         return Status::QueryNeedsClientPlan(kNeedsClientPlanMessage, plan.dump());
       }
     }
@@ -401,6 +401,14 @@ Result<query::QueryPage> Queries::ReadPage(storage::Transaction& txn, const Reso
   if (auto policy = container.properties.find("vectorEmbeddingPolicy"); policy != container.properties.end()) {
     request.vector_embedding_policy = &*policy;
   }
+  if (auto policy = container.properties.find("fullTextPolicy"); policy != container.properties.end()) {
+    request.full_text_policy = &*policy;
+  }
+  // ORDER BY RANK FullTextScore: BM25 statistics of every document of the query's partitions.
+  request.open_all_documents = [&]() -> Result<std::unique_ptr<query::DocumentSource>> {
+    return ScanSource(txn, container.container.seq, segments, std::nullopt, prepared.document_properties(),
+                      index_entries_read);
+  };
   return query::ExecutePage(prepared, parameters, open_source, request);
 }
 

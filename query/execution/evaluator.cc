@@ -345,19 +345,26 @@ Value Evaluate(const Expr& e, const Row& row, EvalContext& ctx) {
   return Value();
 }
 
+bool ScoreDescends(const Expr& score, const EvalContext& ctx) {
+  if (!IsSystemCall(score, "VectorDistance") && !IsSystemCall(score, "_VectorScore")) return true;
+  VectorMetric metric = VectorMetric::kCosine;
+  if (ctx.functions.vector_metrics != nullptr) {
+    if (auto found = ctx.functions.vector_metrics->find(&score); found != ctx.functions.vector_metrics->end()) {
+      metric = found->second;
+    }
+  }
+  return MostSimilarFirstDescends(metric);
+}
+
 std::vector<bool> OrderDescending(const SelectQuery& q, const EvalContext& ctx) {
   std::vector<bool> descending;
   descending.reserve(q.order_by.size());
   for (const OrderByItem& item : q.order_by) {
     bool descends = item.descending;
-    if (IsSystemCall(*item.expr, "VectorDistance")) {
-      VectorMetric metric = VectorMetric::kCosine;
-      if (ctx.functions.vector_metrics != nullptr) {
-        if (auto found = ctx.functions.vector_metrics->find(item.expr.get()); found != ctx.functions.vector_metrics->end()) {
-          metric = found->second;
-        }
-      }
-      descends = MostSimilarFirstDescends(metric);
+    if (IsSimilarityOrder(item)) descends = ScoreDescends(*item.expr, ctx);
+    // RANK: the score's own direction; a fused rank (RRF) is a score too.
+    if (IsSystemCall(*item.expr, "RANK") && !item.expr->children.empty()) {
+      descends = ScoreDescends(*item.expr->children[0], ctx);
     }
     descending.push_back(descends);
   }

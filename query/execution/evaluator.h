@@ -53,6 +53,9 @@ Value Evaluate(const Expr& e, const Row& row, EvalContext& ctx);
 // The directions of `q`'s ORDER BY items (true: descending): as written, except that
 // VectorDistance(...) lists the most similar first (query/vector_search.h).
 std::vector<bool> OrderDescending(const SelectQuery& q, const EvalContext& ctx);
+// Whether a score of ORDER BY RANK lists the most relevant first when descending: FullTextScore
+// and fused ranks always, VectorDistance unless its distance function is euclidean.
+bool ScoreDescends(const Expr& score, const EvalContext& ctx);
 
 // Runs a subquery for one outer row and returns all its results (defined values only).
 // Implemented by the select runner (query/execution/select_runner.cc).

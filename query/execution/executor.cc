@@ -5,6 +5,7 @@
 #include "common/encoding.h"
 #include "common/json_parse.h"
 #include "query/execution/select_runner.h"
+#include "query/full_text_search.h"
 #include "query/vector_search.h"
 
 namespace cosmos::query {
@@ -314,6 +315,20 @@ Result<QueryPage> ExecutePage(const BoundQuery& query, const Json& parameters, c
   if (request.vector_embedding_policy != nullptr) {
     COSMOS_RETURN_IF_ERROR(CheckQueryVectors(query.root(), parameters, *request.vector_embedding_policy));
   }
+  const auto text_languages =
+      ResolveTextLanguages(query.root(), request.full_text_policy ? *request.full_text_policy : Json());
+  ctx.functions.text_languages = &text_languages;
+  std::unordered_map<const Expr*, Bm25Statistics> full_text_statistics;
+  const std::vector<const Expr*> ranked = RankComponentsOf(query.root()).scores;
+  if (std::any_of(ranked.begin(), ranked.end(), [](const Expr* s) { return IsSystemCall(*s, "FullTextScore"); })) {
+    auto documents = request.open_all_documents ? request.open_all_documents() : open_source(nullptr);
+    if (!documents.ok()) return documents.status();
+    uint64_t documents_read = 0;
+    COSMOS_ASSIGN_OR_RETURN(full_text_statistics, GatherFullTextStatistics(query.root(), parameters, text_languages,
+                                                                           **documents, documents_read));
+    ctx.stats.documents_loaded += documents_read;
+  }
+  ctx.functions.full_text_statistics = &full_text_statistics;
   ctx.cancellation = Cancellation(request.cancel_at, request.stop);
 
   Json token;

@@ -82,6 +82,12 @@ struct PageRequest {
   // The container's vectorEmbeddingPolicy, or null: the distance function of VectorDistance over
   // a vector path, when the call names none (query/vector_search.h).
   const Json* vector_embedding_policy = nullptr;
+  // The container's fullTextPolicy, or null: the language of each full-text call's text.
+  const Json* full_text_policy = nullptr;
+  // Opens every document the query may read, unfiltered (its partitions'): ORDER BY RANK
+  // FullTextScore scores with BM25 statistics of them (query/full_text_search.h). Null: the
+  // query's own source, from the start.
+  std::function<Result<std::unique_ptr<DocumentSource>>()> open_all_documents;
 };
 
 struct QueryPage {

@@ -47,6 +47,8 @@ Status CountValue(const Expr* e, EvalContext& ctx, const char* clause, std::opti
 SelectRunner::SelectRunner(const SelectQuery& q, EvalContext& ctx, std::optional<uint64_t> keep_first)
     : q_(q), info_(ctx.query->info(q)), ctx_(ctx), descending_(OrderDescending(q, ctx)), keep_first_(keep_first) {
   streaming_ = q.order_by.empty() && !info_.is_grouped() && !info_.is_aggregate() && !q.distinct;
+  rank_ = RankComponentsOf(q);
+  fuses_ranks_ = RankScore(q) != nullptr && IsSystemCall(*RankScore(q), "RRF");
 }
 
 SelectRunner::~SelectRunner() = default;
@@ -160,7 +162,8 @@ Status SelectRunner::Accept(Row& row, std::vector<Value>* streamed) {
   Json position = ctx_.document_position && tracks ? *ctx_.document_position : Json();
   std::string sort_key = ctx_.document_sort_key && tracks ? *ctx_.document_sort_key : std::string();
   sorted_.push_back({SortKeys(row), sequence_++, std::move(projected), std::move(position), std::move(sort_key)});
-  if (keep_first_ && !q_.distinct && sorted_.size() >= 2 * *keep_first_ + 64) Prune();
+  // A fused rank depends on every row: none can be dropped before Finish.
+  if (keep_first_ && !q_.distinct && !fuses_ranks_ && sorted_.size() >= 2 * *keep_first_ + 64) Prune();
   return Status();
 }
 
@@ -179,6 +182,10 @@ void SelectRunner::Prune() {
 
 std::vector<Value> SelectRunner::SortKeys(const Row& row) {
   std::vector<Value> keys;
+  if (!rank_.scores.empty()) {
+    for (const Expr* score : rank_.scores) keys.push_back(Evaluate(*score, row, ctx_));
+    return keys;
+  }
   keys.reserve(q_.order_by.size());
   for (const auto& o : q_.order_by) keys.push_back(Evaluate(*o.expr, row, ctx_));
   return keys;
@@ -231,6 +238,7 @@ Status SelectRunner::Finish(std::vector<Value>& streamed, std::vector<Value>& ou
     }
   }
 
+  if (fuses_ranks_) COSMOS_RETURN_IF_ERROR(FuseRanks());
   if (!q_.order_by.empty()) {
     std::stable_sort(sorted_.begin(), sorted_.end(), [this](const Sorted& a, const Sorted& b) {
       if (KeysLess(a.keys, b.keys, descending_)) return true;
@@ -255,6 +263,47 @@ Status SelectRunner::Finish(std::vector<Value>& streamed, std::vector<Value>& ou
     if (origins != nullptr) origins->push_back({std::move(row.keys), std::move(row.position), std::move(row.sort_key)});
   }
   sorted_.clear();
+  return Status();
+}
+
+// Reciprocal rank fusion, as the SDKs fuse the component queries of a hybrid search plan: each
+// component ranks the rows by its score, most relevant first (a negative weight reverses that
+// order), equal scores sharing a rank (1, 1, 2, ...), rows without a score after all others;
+// a row's fused score is the sum of |weight| / (60 + rank) over the components.
+Status SelectRunner::FuseRanks() {
+  constexpr double kRankConstant = 60;
+  std::vector<double> weights(rank_.scores.size(), 1.0);
+  if (rank_.weights != nullptr) {
+    Row empty;
+    Value written = Evaluate(*rank_.weights, empty, ctx_);
+    if (!written.is_array() || written.json().size() != rank_.scores.size() ||
+        !std::all_of(written.json().begin(), written.json().end(), [](const Json& w) { return w.is_number(); })) {
+      return Status::BadRequest("The weights of RRF must be an array of as many numbers as it has scoring functions.");
+    }
+    for (size_t i = 0; i < weights.size(); ++i) weights[i] = written.json()[i].get<double>();
+  }
+  std::vector<double> fused(sorted_.size(), 0.0);
+  std::vector<size_t> order(sorted_.size());
+  for (size_t component = 0; component < rank_.scores.size(); ++component) {
+    const bool descends = ScoreDescends(*rank_.scores[component], ctx_) == (weights[component] >= 0);
+    for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+    auto score = [&](size_t row) -> const Value& { return sorted_[row].keys[component]; };
+    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+      const bool a_scored = score(a).is_number(), b_scored = score(b).is_number();
+      if (a_scored != b_scored) return a_scored;
+      if (!a_scored) return false;
+      return descends ? score(a).number() > score(b).number() : score(a).number() < score(b).number();
+    });
+    double rank = 0;
+    for (size_t i = 0; i < order.size(); ++i) {
+      const Value& current = score(order[i]);
+      const bool same = i > 0 && current.is_number() == score(order[i - 1]).is_number() &&
+                        (!current.is_number() || current.number() == score(order[i - 1]).number());
+      if (!same) rank += 1;
+      fused[order[i]] += std::abs(weights[component]) / (kRankConstant + rank);
+    }
+  }
+  for (size_t i = 0; i < sorted_.size(); ++i) sorted_[i].keys = {Value::Number(fused[i])};
   return Status();
 }
 

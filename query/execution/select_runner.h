@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "query/execution/evaluator.h"
+#include "query/full_text_search.h"
 
 namespace cosmos::query {
 
@@ -70,6 +71,9 @@ class SelectRunner {
   Value Project(const Row& row);
   std::vector<Value> SortKeys(const Row& row);
   void Prune();
+  // ORDER BY RANK RRF(...): each row's keys are its component scores until Finish replaces them
+  // with the fused score (the reciprocal ranks summed).
+  Status FuseRanks();
 
   const SelectQuery& q_;
   const SelectInfo& info_;
@@ -77,6 +81,8 @@ class SelectRunner {
   std::vector<bool> descending_;  // of q_'s ORDER BY items (OrderDescending)
   bool streaming_;
   std::optional<uint64_t> keep_first_;
+  RankComponents rank_;  // the scores of ORDER BY RANK, if the select has one
+  bool fuses_ranks_ = false;
   uint64_t sequence_ = 0;
   std::vector<Sorted> sorted_;           // ORDER BY / DISTINCT selects without grouping
   std::vector<Group> groups_;            // GROUP BY and aggregate selects

@@ -15,6 +15,7 @@ const FunctionRegistry& FunctionRegistry::Instance() {
     RegisterDateTimeFunctions(*registry);
     RegisterSpatialFunctions(*registry);
     RegisterVectorFunctions(*registry);
+    RegisterFullTextFunctions(*registry);
     return registry;
   }();
   return *kRegistry;

@@ -13,6 +13,7 @@
 #include <unordered_map>
 
 #include "common/status.h"
+#include "query/full_text_analyzer.h"
 #include "query/functions/user_functions.h"
 #include "query/value.h"
 
@@ -40,6 +41,10 @@ struct FunctionContext {
   // call's options or the container's vector embedding policy (query/execution/vector_search.h).
   const Expr* call = nullptr;
   const std::unordered_map<const Expr*, VectorMetric>* vector_metrics = nullptr;
+  // The language of each full-text call's text (its path's in the container's full-text policy),
+  // and the statistics each FullTextScore of an ORDER BY RANK scores with (query/full_text_search.h).
+  const std::unordered_map<const Expr*, TextLanguage>* text_languages = nullptr;
+  const std::unordered_map<const Expr*, Bm25Statistics>* full_text_statistics = nullptr;
 };
 
 // Work accounting of the functions over text: one unit per call plus one per 64 bytes touched.
@@ -93,6 +98,7 @@ void RegisterArrayFunctions(FunctionRegistry& registry);
 void RegisterTypeFunctions(FunctionRegistry& registry);        // IS_*, IIF, ToString, StringTo*, ObjectToArray
 void RegisterDateTimeFunctions(FunctionRegistry& registry);
 void RegisterSpatialFunctions(FunctionRegistry& registry);
-void RegisterVectorFunctions(FunctionRegistry& registry);          // VectorDistance
+void RegisterVectorFunctions(FunctionRegistry& registry);          // VectorDistance, _VectorScore
+void RegisterFullTextFunctions(FunctionRegistry& registry);        // FullTextContains*, FullTextScore, RRF
 
 }  // namespace cosmos::query

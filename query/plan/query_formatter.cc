@@ -217,7 +217,11 @@ std::string FormatSelectSpec(const SelectQuery& q) {
 
 std::string FormatOrderBy(const SelectQuery& q) {
   return JoinFormatted(q.order_by, [](const OrderByItem& item) {
-    std::string text = FormatExpr(*item.expr);
+    // ORDER BY RANK score: the parser's RANK(score) call, written back as a clause.
+    const Expr& e = *item.expr;
+    const bool rank = e.kind == ExprKind::kFunctionCall && !e.udf && e.children.size() == 1 &&
+                      plan_internal::EqualsIgnoreCase(e.name, "RANK");
+    std::string text = rank ? Cat({"RANK ", FormatExpr(*e.children[0])}) : FormatExpr(e);
     if (item.explicit_direction) text += item.descending ? " DESC" : " ASC";
     return text;
   });

@@ -5,19 +5,43 @@
 #include <utility>
 
 #include "query/binder.h"
+#include "query/full_text_search.h"
+#include "query/plan/hybrid_plan.h"
+#include "query/plan/query_info.h"
 #include "query/plan/text_util.h"
 #include "query/query_error.h"
 #include "query/vector_search.h"
 
 namespace cosmos::query {
+
+std::string plan_internal::SelectPayload(const SelectQuery& q) {
+  using plan_internal::Cat;
+  using plan_internal::JoinFormatted;
+  if (q.select_star) {
+    if (q.from.size() == 1) return q.from[0].alias;
+    std::string fields =
+        JoinFormatted(q.from, [](const FromSource& s) { return Cat({FormatString(s.alias), ": ", s.alias}); });
+    return Cat({"{", fields, "}"});
+  }
+  if (q.select_value) return FormatExpr(*q.items.at(0).expr);
+  std::vector<std::string> names = OutputNames(q);
+  std::string fields;
+  for (size_t i = 0; i < q.items.size(); ++i) {
+    if (!fields.empty()) fields += ", ";
+    fields += Cat({FormatString(names[i]), ": ", FormatExpr(*q.items[i].expr)});
+  }
+  return Cat({"{", fields, "}"});
+}
+
 namespace {
 
 using plan_internal::Cat;
 using plan_internal::EqualsIgnoreCase;
 using plan_internal::JoinFormatted;
+using plan_internal::kOrderByFilterPlaceholder;
+using plan_internal::QueryInfo;
+using plan_internal::SelectPayload;
 
-// Where the SDK puts its resume filter ("true" on the first page, `c.key > …` afterwards).
-constexpr std::string_view kOrderByFilterPlaceholder = "({documentdb-formattableorderbyquery-filter})";
 
 constexpr std::pair<QueryFeature, std::string_view> kFeatureNames[] = {
     {QueryFeature::kAggregate, "Aggregate"},
@@ -161,52 +185,7 @@ struct Counts {
 // ---- Select list -------------------------------------------------------------------------------
 
 
-// `SELECT *` as one value: the document, or every alias of the FROM clause when there are JOINs.
-std::string StarPayload(const SelectQuery& q) {
-  if (q.from.size() == 1) return q.from[0].alias;
-  std::string fields =
-      JoinFormatted(q.from, [](const FromSource& s) { return Cat({FormatString(s.alias), ": ", s.alias}); });
-  return Cat({"{", fields, "}"});
-}
-
 // ---- The plan ----------------------------------------------------------------------------------
-
-// The queryInfo of a plan, in wire order.
-struct QueryInfo {
-  std::string distinct_type = "None";
-  std::optional<uint64_t> top;
-  std::optional<uint64_t> offset;
-  std::optional<uint64_t> limit;
-  std::vector<std::string> order_by;  // "Ascending" / "Descending"
-  std::vector<std::string> order_by_expressions;
-  std::vector<std::string> group_by_expressions;
-  std::vector<std::string> group_by_aliases;
-  std::vector<std::string> aggregates;
-  std::vector<std::pair<std::string, std::optional<std::string>>> alias_to_aggregate;
-  std::string rewritten_query;
-  bool has_select_value = false;
-  bool has_non_streaming_order_by = false;
-
-  Json ToJson() const {
-    auto count = [](const std::optional<uint64_t>& n) { return n ? Json(*n) : Json(); };
-    Json alias_map = Json::object();
-    for (const auto& [alias, aggregate] : alias_to_aggregate) alias_map[alias] = aggregate ? Json(*aggregate) : Json();
-    return Json{{"distinctType", distinct_type},
-                {"top", count(top)},
-                {"offset", count(offset)},
-                {"limit", count(limit)},
-                {"orderBy", order_by},
-                {"orderByExpressions", order_by_expressions},
-                {"groupByExpressions", group_by_expressions},
-                {"groupByAliases", group_by_aliases},
-                {"aggregates", aggregates},
-                {"groupByAliasToAggregateType", alias_map},
-                {"rewrittenQuery", rewritten_query},
-                {"hasSelectValue", has_select_value},
-                {"dCountInfo", nullptr},
-                {"hasNonStreamingOrderBy", has_non_streaming_order_by}};
-  }
-};
 
 class Planner {
  public:
@@ -289,7 +268,7 @@ void Planner::PlanGroupBy() {
       payload = FormatExpr(e);
     }
   } else if (query_.select_star) {
-    payload = StarPayload(query_);  // the binder rejects SELECT * with GROUP BY before this
+    payload = SelectPayload(query_);  // the binder rejects SELECT * with GROUP BY before this
   } else {
     std::vector<std::string> names = OutputNames(query_);
     std::string fields;
@@ -321,33 +300,20 @@ void Planner::PlanOrderBy() {
   const std::string& root_alias = query_.from[0].alias;
   for (const OrderByItem& item : query_.order_by) {
     bool descending = item.descending;
-    if (IsSystemCall(*item.expr, "VectorDistance")) {
+    if (IsSimilarityOrder(item)) {
       // Most similar first: small euclidean distances, large cosine or dot-product similarities.
       descending = MostSimilarFirstDescends(
           ResolveVectorMetric(*item.expr, root_alias, parameters_, options_.vector_embedding_policy));
       info_.has_non_streaming_order_by = true;
-    } else if (IsSystemCall(*item.expr, "_FullTextScore") || IsSystemCall(*item.expr, "FullTextScore")) {
+    } else if (IsScoreCall(*item.expr)) {
       info_.has_non_streaming_order_by = true;
     }
     info_.order_by.emplace_back(descending ? "Descending" : "Ascending");
     info_.order_by_expressions.push_back(FormatExpr(*item.expr));
   }
 
-  std::string payload;
   const Expr* value = query_.select_value ? query_.items.at(0).expr.get() : nullptr;
-  if (query_.select_star) {
-    payload = StarPayload(query_);
-  } else if (value) {
-    payload = FormatExpr(*value);
-  } else {
-    std::vector<std::string> names = OutputNames(query_);
-    std::string fields;
-    for (size_t i = 0; i < query_.items.size(); ++i) {
-      if (!fields.empty()) fields += ", ";
-      fields += Cat({FormatString(names[i]), ": ", FormatExpr(*query_.items[i].expr)});
-    }
-    payload = Cat({"{", fields, "}"});
-  }
+  std::string payload = SelectPayload(query_);
   std::string items = JoinFormatted(info_.order_by_expressions, ItemObject);
   // With DISTINCT the SDK removes duplicates after the merge: a partition that stopped after n rows
   // could stop short of n distinct ones, so TOP and OFFSET/LIMIT stay with the SDK alone.
@@ -434,17 +400,16 @@ Status CheckSupportedFeatures(const QueryInfo& info, const QueryFeatureSet& supp
   return Status::BadRequest(Cat({kUnsupportedFeatures, message}));
 }
 
-// ORDER BY RANK (the parser writes its items as RANK(score)) is hybrid search: its plan is a
-// hybridSearchQueryInfo with a statistics query and one query per score, not built yet.
-Status CheckNoHybridSearch(const SelectQuery& query, const QueryFeatureSet& supported) {
-  for (const OrderByItem& item : query.order_by) {
-    if (!IsSystemCall(*item.expr, "RANK")) continue;
-    if (!supported.Has(QueryFeature::kHybridSearch)) {
-      return Status::BadRequest(Cat({kUnsupportedFeatures, UnsupportedFeatureLine(QueryFeature::kHybridSearch)}));
-    }
-    return Status::BadRequest("Hybrid search (ORDER BY RANK) is not supported by this emulator.");
+// ORDER BY RANK (the parser writes its items as RANK(score)) is hybrid search: the client must
+// run hybrid plans, and weighted ones if the RRF has weights.
+Status CheckHybridSearchFeatures(const SelectQuery& query, const QueryFeatureSet& supported) {
+  std::string message;
+  if (!supported.Has(QueryFeature::kHybridSearch)) message += UnsupportedFeatureLine(QueryFeature::kHybridSearch);
+  if (RankComponentsOf(query).weights != nullptr && !supported.Has(QueryFeature::kWeightedRankFusion)) {
+    message += UnsupportedFeatureLine(QueryFeature::kWeightedRankFusion);
   }
-  return Status();
+  if (message.empty()) return Status();
+  return Status::BadRequest(Cat({kUnsupportedFeatures, message}));
 }
 
 }  // namespace
@@ -496,15 +461,23 @@ Result<Json> BuildQueryPlan(const SelectQuery& query, const Json& parameters, co
   COSMOS_ASSIGN_OR_RETURN(counts.top, ResolveCount(query.top, parameters, CountClause::kTop));
   COSMOS_ASSIGN_OR_RETURN(counts.offset, ResolveCount(query.offset, parameters, CountClause::kOffset));
   COSMOS_ASSIGN_OR_RETURN(counts.limit, ResolveCount(query.limit, parameters, CountClause::kLimit));
-  COSMOS_RETURN_IF_ERROR(CheckNoHybridSearch(query, options.supported_features));
-
   PartitionKeyTargets targets =
       FindPartitionKeyTargets(query, parameters, options.partition_key_paths, options.hierarchical_partition_key);
+  Json query_ranges = options.query_ranges ? options.query_ranges(targets) : EffectiveQueryRanges(targets);
+  if (RankScore(query) != nullptr) {
+    // A hybrid plan has no queryInfo: the SDKs pick their hybrid pipeline by hybridSearchQueryInfo.
+    COSMOS_RETURN_IF_ERROR(CheckHybridSearchFeatures(query, options.supported_features));
+    COSMOS_ASSIGN_OR_RETURN(Json hybrid, BuildHybridSearchQueryInfo(query, parameters, options, counts.top,
+                                                                    counts.offset, counts.limit));
+    return Json{{"partitionedQueryExecutionInfoVersion", 2},
+                {"hybridSearchQueryInfo", std::move(hybrid)},
+                {"queryRanges", std::move(query_ranges)}};
+  }
   QueryInfo info = Planner(query, parameters, options, counts, targets).Plan();
   COSMOS_RETURN_IF_ERROR(CheckSupportedFeatures(info, options.supported_features));
   return Json{{"partitionedQueryExecutionInfoVersion", 2},
               {"queryInfo", info.ToJson()},
-              {"queryRanges", options.query_ranges ? options.query_ranges(targets) : EffectiveQueryRanges(targets)}};
+              {"queryRanges", std::move(query_ranges)}};
 }
 
 std::optional<uint64_t> CountValue(const Expr& count, const Json& parameters) {

@@ -47,14 +47,30 @@ std::string CaseName(const Json& c) {
 }
 
 // Why a case cannot be checked, or "" when it can.
-std::string SkipReason(const Json& c) {
-  // Hybrid-search plans carry a hybridSearchQueryInfo (global statistics query, one component
-  // query per score) instead of a queryInfo; their argument errors are checked like the others.
-  if (c.contains("hybridSearchQueryInfo") ||
-      c.value("serviceInteropOutput", Json::object()).contains("hybridSearchQueryInfo")) {
-    return "hybrid search (ORDER BY RANK -> hybridSearchQueryInfo) is not implemented";
+std::string SkipReason(const Json&) { return ""; }
+
+// The hybridSearchQueryInfo the service answered, or null.
+Json ExpectedHybridInfo(const Json& c) {
+  if (c.contains("hybridSearchQueryInfo")) return c["hybridSearchQueryInfo"];
+  return c.value("serviceInteropOutput", Json::object()).value("hybridSearchQueryInfo", Json());
+}
+
+// The features the SDK of a case declared: all, less the hybrid plan optimization unless the
+// case says it was on (the baselines ran without it).
+QueryFeatureSet CaseFeatures(const Json& c) {
+  QueryFeatureSet features;
+  for (QueryFeature feature : {QueryFeature::kAggregate, QueryFeature::kCompositeAggregate, QueryFeature::kDistinct,
+                               QueryFeature::kGroupBy, QueryFeature::kMultipleAggregates, QueryFeature::kMultipleOrderBy,
+                               QueryFeature::kNonValueAggregate, QueryFeature::kOffsetAndLimit, QueryFeature::kOrderBy,
+                               QueryFeature::kTop, QueryFeature::kDCount, QueryFeature::kNonStreamingOrderBy,
+                               QueryFeature::kListAndSetAggregate, QueryFeature::kCountIf, QueryFeature::kHybridSearch,
+                               QueryFeature::kWeightedRankFusion}) {
+    features.Add(feature);
   }
-  return "";
+  if (c.value("description", "").find("hybridSearchSkipOrderByRewrite=true") != std::string::npos) {
+    features.Add(QueryFeature::kHybridSearchSkipOrderByRewrite);
+  }
+  return features;
 }
 
 // Misses we know of and accept, with the reason (plan or error checks).
@@ -117,6 +133,31 @@ std::string CompareQueryInfo(const Json& expected, const Json& actual) {
   return diff;
 }
 
+// Differences between the hybridSearchQueryInfo we build and the baseline's, "" when none.
+std::string CompareHybridInfo(const Json& expected, const Json& actual) {
+  std::string diff;
+  for (const auto& [key, want] : expected.items()) {
+    Json got = actual.value(key, Json());
+    if (key == "componentQueryInfos") {
+      if (!got.is_array() || got.size() != want.size()) {
+        diff += "  componentQueryInfos: expected " + std::to_string(want.size()) + " components, actual " + got.dump() + "\n";
+        continue;
+      }
+      for (size_t i = 0; i < want.size(); ++i) {
+        std::string component = CompareQueryInfo(want[i], got[i]);
+        if (!component.empty()) diff += "  component " + std::to_string(i) + ":\n" + component;
+      }
+    } else if (key == "componentWeights") {
+      bool same = got.is_array() && got.size() == want.size();
+      for (size_t i = 0; same && i < want.size(); ++i) same = want[i].get<double>() == got[i].get<double>();
+      if (!same) diff += "  componentWeights: expected " + want.dump() + "\n  componentWeights: actual   " + got.dump() + "\n";
+    } else if (want != got) {
+      diff += "  " + key + ": expected " + want.dump() + "\n  " + key + ": actual   " + got.dump() + "\n";
+    }
+  }
+  return diff;
+}
+
 // The same ranges in any order (numbers compare by value: 5 equals the baselines' 5.0).
 bool SameRanges(const Json& expected, const Json& actual) {
   if (expected.size() != actual.size()) return false;
@@ -165,8 +206,10 @@ TEST_CASE("Query plans match the .NET SDK baselines", "[query][plan][vectors]") 
     QueryPlanOptions options;
     for (const Json& path : c["partitionKey"]["paths"]) options.partition_key_paths.push_back(path.get<std::string>());
     options.vector_embedding_policy = c.value("vectorEmbeddingPolicy", Json());
+    options.supported_features = CaseFeatures(c);
 
-    // What the service answered: a queryInfo, or an error code.
+    // What the service answered: a queryInfo (a hybridSearchQueryInfo), or an error code.
+    const Json expected_hybrid = ExpectedHybridInfo(c);
     Json expected_info;
     std::string expected_error;
     if (c.contains("queryInfo")) {
@@ -179,7 +222,7 @@ TEST_CASE("Query plans match the .NET SDK baselines", "[query][plan][vectors]") 
     }
 
     std::string skip = SkipReason(c);
-    if (!skip.empty() || (expected_info.is_null() && expected_error.empty())) {
+    if (!skip.empty() || (expected_info.is_null() && expected_hybrid.is_null() && expected_error.empty())) {
       ++plans.skipped;
       ++skip_reasons[skip.empty() ? "nothing to compare" : skip];
       continue;
@@ -227,6 +270,12 @@ TEST_CASE("Query plans match the .NET SDK baselines", "[query][plan][vectors]") 
       }
     } else if (!plan.ok()) {
       plans.Miss("plan fails", name, "  " + text + "\n  " + plan.status().message(), KnownPlanMisses());
+    } else if (!expected_hybrid.is_null()) {
+      if (std::string diff = CompareHybridInfo(expected_hybrid, plan->value("hybridSearchQueryInfo", Json())); !diff.empty()) {
+        plans.Miss("hybridSearchQueryInfo differs", name, "  " + text + "\n" + diff, KnownPlanMisses());
+      } else {
+        ++plans.passed;
+      }
     } else if (std::string diff = CompareQueryInfo(expected_info, (*plan)["queryInfo"]); !diff.empty()) {
       plans.Miss("queryInfo differs", name, "  " + text + "\n" + diff, KnownPlanMisses());
     } else {
@@ -298,15 +347,31 @@ TEST_CASE("Rewritten and formatted queries parse back", "[query][plan][vectors]"
     options.vector_embedding_policy = c.value("vectorEmbeddingPolicy", Json());
     cosmos::Result<Json> plan = BuildQueryPlan(**parsed, c.value("parameters", Json::array()), options);
     if (!plan.ok()) continue;
-    std::string rewritten = (*plan)["queryInfo"]["rewrittenQuery"].get<std::string>();
-    if (rewritten.empty()) continue;
-    const std::string placeholder = "{documentdb-formattableorderbyquery-filter}";
-    if (size_t at = rewritten.find(placeholder); at != std::string::npos) {
-      rewritten.replace(at, placeholder.size(), "true");
+    // The queries the SDK sends: the rewritten one, or a hybrid plan's statistics query and its
+    // component queries with the statistics in their placeholders.
+    std::vector<std::string> sent;
+    if (plan->contains("hybridSearchQueryInfo")) {
+      const Json& hybrid = (*plan)["hybridSearchQueryInfo"];
+      sent.push_back(hybrid["globalStatisticsQuery"].get<std::string>());
+      for (const Json& component : hybrid["componentQueryInfos"]) sent.push_back(component["rewrittenQuery"].get<std::string>());
+    } else {
+      sent.push_back((*plan)["queryInfo"]["rewrittenQuery"].get<std::string>());
     }
-    INFO("rewritten: " << rewritten);
-    CHECK(ParseQuery(rewritten).ok());
-    ++checked;
+    for (std::string rewritten : sent) {
+      if (rewritten.empty()) continue;
+      for (const auto& [placeholder, value] : std::vector<std::pair<std::string, std::string>>{
+               {"{documentdb-formattableorderbyquery-filter}", "true"},
+               {"{documentdb-formattablehybridsearchquery-totaldocumentcount}", "10"},
+               {"{documentdb-formattablehybridsearchquery-totalwordcount-0}", "100"},
+               {"{documentdb-formattablehybridsearchquery-hitcountsarray-0}", "[1,2]"}}) {
+        for (size_t at = rewritten.find(placeholder); at != std::string::npos; at = rewritten.find(placeholder)) {
+          rewritten.replace(at, placeholder.size(), value);
+        }
+      }
+      INFO("rewritten: " << rewritten);
+      CHECK(ParseQuery(rewritten).ok());
+      ++checked;
+    }
   }
   CHECK(checked > 100);
 }
