@@ -343,7 +343,7 @@ class DocumentUseCollector {
     alias_is_document_ = first != nullptr && !first->iterate && first->collection->kind == ExprKind::kIdentifier;
   }
 
-  void Query(const SelectQuery& q, bool skip_where = false) {
+  void Query(const SelectQuery& q, bool skip_where = false, bool skip_order_by = false) {
     for (const auto& source : q.from) {
       // `FROM c` names the container; it reads no property by itself.
       if (&source == &q.from[0] && alias_is_document_ && source.collection->slot == 0) continue;
@@ -353,7 +353,9 @@ class DocumentUseCollector {
     if (q.select_star) whole_ = true;  // SELECT * returns the first source, often the document
     if (q.where && !skip_where) Visit(*q.where, nullptr);
     for (const auto& g : q.group_by) Visit(*g, nullptr);
-    for (const auto& o : q.order_by) Visit(*o.expr, nullptr);
+    if (!skip_order_by) {
+      for (const auto& o : q.order_by) Visit(*o.expr, nullptr);
+    }
     for (const Expr* e : {q.top.get(), q.offset.get(), q.limit.get()})
       if (e) Visit(*e, nullptr);
   }
@@ -480,6 +482,9 @@ Result<BoundQuery> Bind(std::shared_ptr<const SelectQuery> parsed, std::string_v
     DocumentUseCollector outside_where(query);
     outside_where.Query(query, /*skip_where=*/true);
     bound.properties_outside_where_ = outside_where.Result();
+    DocumentUseCollector outside_order_by(query);
+    outside_order_by.Query(query, /*skip_where=*/false, /*skip_order_by=*/true);
+    bound.properties_outside_order_by_ = outside_order_by.Result();
   }
   bound.user_functions_ = std::move(binder.user_functions_);
   bound.root_ = std::move(parsed);

@@ -62,6 +62,11 @@ class BoundQuery {
   const std::optional<std::vector<std::string>>& properties_outside_where() const {
     return properties_outside_where_;
   }
+  // The same, leaving out ORDER BY: what a source that gives each document's sort keys
+  // (SourceDocument::order_keys) must still parse.
+  const std::optional<std::vector<std::string>>& properties_outside_order_by() const {
+    return properties_outside_order_by_;
+  }
 
   // The user-defined functions the query calls (udf.name), once each; the runner must supply them
   // (query::UserFunctions).
@@ -74,6 +79,7 @@ class BoundQuery {
   bool streaming_ = false;
   std::optional<std::vector<std::string>> document_properties_;
   std::optional<std::vector<std::string>> properties_outside_where_;
+  std::optional<std::vector<std::string>> properties_outside_order_by_;
   std::vector<std::string> user_functions_;
 };
 

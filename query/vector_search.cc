@@ -119,6 +119,18 @@ std::unordered_map<const Expr*, VectorMetric> ResolveVectorMetrics(const SelectQ
   return metrics;
 }
 
+std::unordered_set<const Expr*> PackedVectorCalls(const SelectQuery& query, const Json& vector_embedding_policy) {
+  std::unordered_set<const Expr*> calls;
+  ForEachVectorDistance(query, [&](const Expr& call, std::string_view root_alias) {
+    for (size_t i = 0; i < 2 && i < call.children.size(); ++i) {
+      if (EmbeddingOf(vector_embedding_policy, DocumentPolicyPath(*call.children[i], root_alias)) != nullptr) {
+        calls.insert(&call);
+      }
+    }
+  });
+  return calls;
+}
+
 Status CheckQueryVectors(const SelectQuery& query, const Json& parameters, const Json& vector_embedding_policy) {
   Status status;
   ForEachVectorDistance(query, [&](const Expr& call, std::string_view root_alias) {

@@ -5,6 +5,7 @@
 
 #include <string_view>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "common/json.h"
 #include "common/status.h"
@@ -23,6 +24,10 @@ VectorMetric ResolveVectorMetric(const Expr& call, std::string_view root_alias, 
 // Every VectorDistance call of `query` (subqueries included), with its distance function.
 std::unordered_map<const Expr*, VectorMetric> ResolveVectorMetrics(const SelectQuery& query, const Json& parameters,
                                                                    const Json& vector_embedding_policy);
+
+// The VectorDistance calls of `query` that compare a path of the policy's embeddings: their
+// vectors count as float32, as the container stores them (FunctionContext::packed_vector_calls).
+std::unordered_set<const Expr*> PackedVectorCalls(const SelectQuery& query, const Json& vector_embedding_policy);
 
 // Checks the vectors `query` compares with a vector path of the policy: a literal or parameter must
 // be an array of as many numbers as the policy's dimensions (400 otherwise, as the service refuses

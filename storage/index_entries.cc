@@ -157,6 +157,17 @@ Result<std::vector<IndexRow>> Transaction::ScanIndex(int64_t container_seq, std:
   return rows;
 }
 
+Status Transaction::VisitIndexEntries(int64_t container_seq, std::string_view path,
+                                      const std::optional<std::string>& partition_key, uint64_t& entries_read,
+                                      const std::function<void(const IndexRow&)>& visit) {
+  COSMOS_ASSIGN_OR_RETURN(uint64_t snapshot, IndexSnapshot());
+  memory_index()->Visit(container_seq, path, snapshot, HashOf(partition_key), [&](const IndexRow& row) {
+    ++entries_read;
+    visit(row);
+  });
+  return Status();
+}
+
 Result<int64_t> Transaction::CountIndexEntries(int64_t container_seq, std::string_view path) {
   return memory_index()->Count(container_seq, path);
 }

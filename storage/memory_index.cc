@@ -166,6 +166,22 @@ const MemoryIndex::PathRows* MemoryIndex::Find(int64_t container_seq, std::strin
   return found == paths_.end() ? nullptr : &found->second;
 }
 
+void MemoryIndex::Visit(int64_t container_seq, std::string_view path, uint64_t snapshot,
+                        std::optional<int64_t> partition_hash, const std::function<void(const IndexRow&)>& visit) const {
+  std::shared_lock<std::shared_mutex> lock(mu_);
+  const PathRows* rows = Find(container_seq, path);
+  if (rows == nullptr) return;
+  const auto visit_entry = [&](const Entry& entry) {
+    if (!entry.SeenBy(snapshot)) return;
+    if (partition_hash && entry.row.partition_hash != *partition_hash) return;
+    visit(entry.row);
+  };
+  for (const Run& run : rows->runs) {
+    for (const Entry& entry : run.entries) visit_entry(entry);
+  }
+  for (const Entry& entry : rows->recent) visit_entry(entry);
+}
+
 int64_t MemoryIndex::Count(int64_t container_seq, std::string_view path) const {
   std::shared_lock<std::shared_mutex> lock(mu_);
   const PathRows* rows = Find(container_seq, path);

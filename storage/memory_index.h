@@ -97,6 +97,12 @@ class MemoryIndex {
   // (backwards when descending), until it returns false. `visit` runs without the index's lock.
   void Scan(int64_t container_seq, std::string_view path, const IndexScan& scan,
             const std::function<bool(const IndexRow&)>& visit) const;
+  // Calls visit(row) for every row of `path` the snapshot sees (of one logical partition when
+  // `partition_hash` is set), in no particular order and without copying them: vector search reads
+  // every embedding. `visit` runs under the index's shared lock, which writers wait for: it must
+  // be quick and must not call back into the index.
+  void Visit(int64_t container_seq, std::string_view path, uint64_t snapshot, std::optional<int64_t> partition_hash,
+             const std::function<void(const IndexRow&)>& visit) const;
   // How many entries `path` has now (the latest view: the count a planner estimates from).
   int64_t Count(int64_t container_seq, std::string_view path) const;
   // A container's entries now, and their bytes: each entry's path and value, and

@@ -202,8 +202,13 @@ Result<ResourceResponse> Catalog::ReplaceContainer(const ContainerAddress& conta
   if (default_ttl != resolved->default_ttl) {
     COSMOS_RETURN_IF_ERROR(RecomputeExpiries(txn, resolved->container.seq, default_ttl));
   }
-  // A new indexing policy: the index is rebuilt in the background; queries scan until it is done.
-  if (normalized["indexingPolicy"] != resolved->properties["indexingPolicy"]) {
+  // A new indexing policy (or full-text policy, whose languages the full-text index's terms come
+  // from): the index is rebuilt in the background; queries scan until it is done.
+  const auto full_text_policy = [](const Json& properties) {
+    return properties.contains("fullTextPolicy") ? properties["fullTextPolicy"] : Json();
+  };
+  if (normalized["indexingPolicy"] != resolved->properties["indexingPolicy"] ||
+      full_text_policy(normalized) != full_text_policy(resolved->properties)) {
     COSMOS_RETURN_IF_ERROR(txn.StartIndexBuild(resolved->container.seq));
   }
   context_.ChangeCatalog(txn);

@@ -219,6 +219,14 @@ IndexingPolicy IndexingPolicy::FromNormalized(const Json& normalized) {
   return policy;
 }
 
+IndexingPolicy IndexingPolicy::ForContainer(const Json& properties) {
+  IndexingPolicy policy = FromNormalized(properties.is_object() && properties.contains("indexingPolicy")
+                                             ? properties["indexingPolicy"]
+                                             : Json::object());
+  policy.search_ = SearchIndexes::FromContainer(properties);
+  return policy;
+}
+
 namespace {
 
 bool IsTimestampPath(const DocumentPath& path) { return path.size() == 1 && path[0] == "_ts"; }
@@ -326,6 +334,7 @@ std::vector<storage::IndexEntry> IndexingPolicy::EntriesOf(const Json& document,
       entries.push_back({CompositeEntryPath(index.paths), EncodeCompositeValue(components)});
     }
   }
+  search_.AddEntries(document, entries);
   return entries;
 }
 

@@ -13,6 +13,7 @@
 
 #include "common/json.h"
 #include "common/result.h"
+#include "engine/indexing/search_indexes.h"
 #include "storage/store.h"
 
 namespace cosmos::engine {
@@ -34,6 +35,10 @@ class IndexingPolicy {
  public:
   // `normalized` is the output of NormalizeIndexingPolicy.
   static IndexingPolicy FromNormalized(const Json& normalized);
+  // A container's: its normalized indexingPolicy, with the search indexes its vector embedding
+  // and full-text policies complete (search_indexes.h).
+  static IndexingPolicy ForContainer(const Json& properties);
+  const SearchIndexes& search() const { return search_; }
 
   // indexingMode "none": no index at all, only point operations and scans.
   bool indexing_disabled() const { return disabled_; }
@@ -47,7 +52,8 @@ class IndexingPolicy {
   // The index entries of a document: one per indexed scalar (as counted above), with its path
   // ("/tags/[]") and its value encoded by EncodeIndexValue; then one per composite index whose
   // paths all hold scalars in the document, stored under CompositeEntryPath with the values
-  // encoded by EncodeCompositeValue. Write charges count them all.
+  // encoded by EncodeCompositeValue; then the search indexes' (search_indexes.h). Write charges
+  // count them all.
   std::vector<storage::IndexEntry> IndexEntries(const Json& document) const;
   // The same for a document whose _ts the write has yet to set, so that the work can happen off
   // the write thread: every entry but those under the document's own "_ts" (a client's value,
@@ -91,6 +97,7 @@ class IndexingPolicy {
   bool disabled_ = false;
   std::vector<Rule> rules_;
   std::vector<CompositeIndex> composites_;
+  SearchIndexes search_;
 };
 
 // The entry of a document's _ts (always indexed while indexing is on, as on the service, so that

@@ -24,7 +24,7 @@ Result<int64_t> Maintenance::SweepExpiredDocuments(int64_t now, int64_t limit) {
       COSMOS_ASSIGN_OR_RETURN(auto container, txn.FindContainerBySeq(container_seq));
       if (container) {
         Json properties = Json::parse(container->body);
-        policies[container_seq] = IndexingPolicy::FromNormalized(properties["indexingPolicy"]);
+        policies[container_seq] = IndexingPolicy::ForContainer(properties);
         if (ChangeLogRetentionOf(properties) > 0) known->second = std::move(properties);
       }
     }
@@ -57,7 +57,7 @@ Result<bool> Maintenance::ContinueIndexBuilds(int64_t limit) {
     COSMOS_RETURN_IF_ERROR(txn.Commit());
     return builds.size() > 1;
   }
-  IndexingPolicy policy = IndexingPolicy::FromNormalized(Json::parse(container->body)["indexingPolicy"]);
+  IndexingPolicy policy = IndexingPolicy::ForContainer(Json::parse(container->body));
   COSMOS_ASSIGN_OR_RETURN(auto documents, txn.ListDocuments(build.container_seq, storage::DocumentScope::All(),
                                                             build.after_seq + 1, limit));
   for (const DocumentRecord& document : documents) {

@@ -6,6 +6,7 @@
 #include "common/json_parse.h"
 #include "common/json_scan.h"
 #include "engine/items/time_to_live.h"
+#include "engine/queries/stored_source.h"
 #include "engine/shared/account_context.h"
 
 namespace cosmos::engine {
@@ -27,37 +28,6 @@ Result<std::vector<int64_t>> NamedDocuments(storage::Transaction& txn, int64_t c
   named.erase(std::unique(named.begin(), named.end()), named.end());
   return named;
 }
-
-// What every source over stored documents shares: the transaction, the container it reads,
-// the properties it parses, and the clock that time to live compares with.
-class StoredSource : public query::DocumentSource {
- protected:
-  StoredSource(storage::Transaction& txn, int64_t container_seq, const ReadProperties& properties)
-      : txn_(txn), container_seq_(container_seq), properties_(properties) {}
-
-  // Fills `doc` from a stored document, parsing only the properties the query reads; its
-  // position names the segment bounds given.
-  Status ToSourceDocument(storage::DocumentRecord& record, const std::string& min_key, const std::string& max_key,
-                          query::SourceDocument& doc) const {
-    Json parsed = properties_ ? ParseSelectedProperties(record.body, *properties_) : ParseJson(record.body);
-    if (parsed.is_discarded()) return Status::Internal("stored document is not valid JSON: " + record.id);
-    doc.json = std::make_shared<const Json>(std::move(parsed));
-    doc.bytes = record.body.size();
-    doc.position = ReadPosition{record.seq, min_key, max_key}.ToJson();
-    return Status();
-  }
-
-  // What an index_only document holds: nothing.
-  static std::shared_ptr<const Json> EmptyDocument() {
-    static const auto empty = std::make_shared<const Json>(Json::object());
-    return empty;
-  }
-
-  const int64_t now_ = NowSeconds();
-  storage::Transaction& txn_;
-  const int64_t container_seq_;
-  const ReadProperties& properties_;
-};
 
 // Streams the documents of the segments in read order, reading a batch at a time inside the
 // caller's read transaction. A segment with several scopes (logical partitions a filter pinned)

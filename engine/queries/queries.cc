@@ -8,9 +8,11 @@
 #include "engine/planning/cross_partition.h"
 #include "engine/planning/index_utilization.h"
 #include "engine/planning/partition_targets.h"
+#include "engine/planning/search_paths.h"
 #include "common/encoding.h"
 #include "common/json_parse.h"
 #include "engine/queries/document_sources.h"
+#include "engine/queries/search_sources.h"
 #include "engine/scripts/user_function_runner.h"
 #include "engine/shared/feeds.h"
 #include "engine/shared/messages.h"
@@ -306,6 +308,11 @@ Result<query::QueryPage> Queries::ReadPage(storage::Transaction& txn, const Reso
   // value up in its index.
   const uint64_t scan_seeks = AllLogicalPartitions(scopes) ? scopes.size() : 0;
   uint64_t& index_entries_read = index_reads.entries;
+  const auto vector_policy = container.properties.find("vectorEmbeddingPolicy");
+  const std::optional<VectorOrder> vector_order =
+      container.index_build ? std::nullopt
+                            : FindVectorOrder(container.indexing, prepared, parameters,
+                                              vector_policy != container.properties.end() ? *vector_policy : Json());
   query::OpenSource open_source = [&](const Json* start) -> Result<std::unique_ptr<query::DocumentSource>> {
     const int64_t container_seq = container.container.seq;
     const ReadProperties& properties = prepared.document_properties();
@@ -340,6 +347,12 @@ Result<query::QueryPage> Queries::ReadPage(storage::Transaction& txn, const Reso
     if (start != nullptr) {
       start_position = ReadPosition::FromJson(*start);
       if (!start_position) return InvalidContinuation();
+    }
+    if (vector_order && start == nullptr) {
+      // Every page reads the index from the most similar on; a later one skips the rows returned.
+      access_path = "vector index on " + vector_order->index->path;
+      return VectorOrderSource(txn, container_seq, segments, *vector_order->index, vector_order->query,
+                               vector_order->metric, prepared.properties_outside_order_by(), index_entries_read);
     }
     if (access.ordered_scan && start == nullptr) {
       access_path = "index order on " + IndexName(access.ordered_scan->path) + (access.descending ? " (descending)" : "");

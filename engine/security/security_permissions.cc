@@ -1,6 +1,7 @@
 // Security (security.h): permissions and the resolution of their resource links.
 #include <algorithm>
 
+#include "common/encoding.h"
 #include "engine/security/security.h"
 #include "engine/shared/feeds.h"
 #include "engine/shared/messages.h"

@@ -111,7 +111,7 @@ Result<std::shared_ptr<const ResolvedContainer>> AccountContext::ResolveContaine
   COSMOS_ASSIGN_OR_RETURN(resolved->partition_key,
                           PartitionKeyDefinition::Parse(resolved->properties["partitionKey"]));
   resolved->unique_keys = UniqueKeyPolicy::FromDefinition(resolved->properties);
-  resolved->indexing = IndexingPolicy::FromNormalized(resolved->properties["indexingPolicy"]);
+  resolved->indexing = IndexingPolicy::ForContainer(resolved->properties);
   COSMOS_ASSIGN_OR_RETURN(auto ranges, txn.ListPartitionKeyRanges(found->seq));
   resolved->routing = RoutingMap(std::move(ranges));
   COSMOS_ASSIGN_OR_RETURN(auto offer, txn.FindOfferFor(/*is_database=*/false, found->seq));

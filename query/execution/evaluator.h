@@ -41,6 +41,8 @@ struct EvalContext {
   const Json* document_position = nullptr;
   // ... and its sort key, when the source is in ORDER BY order (DocumentSource::in_order_by_order).
   const std::string* document_sort_key = nullptr;
+  // ... and its ORDER BY values, when the source gave them (SourceDocument::order_keys).
+  const std::vector<Value>* document_order_keys = nullptr;
   // Checked once per row the select runner expands: a page abandoned past its deadline or at
   // shutdown ends with its status.
   Cancellation cancellation;

@@ -181,10 +181,12 @@ Status EvaluateOverContainer(const SelectQuery& q, EvalContext& ctx, const OpenS
     row[0] = Value::View(doc.json, *doc.json);
     ctx.document_position = &doc.position;
     ctx.document_sort_key = ordered ? &doc.sort_key : nullptr;
+    ctx.document_order_keys = doc.order_keys.empty() ? nullptr : &doc.order_keys;
     runner.SetWhereSatisfied(doc.satisfies_where);
     Status consumed = runner.Consume(row, &streamed);
     ctx.document_position = nullptr;
     ctx.document_sort_key = nullptr;
+    ctx.document_order_keys = nullptr;
     COSMOS_RETURN_IF_ERROR(consumed);
     if (ordered && !boundary && runner.rows_collected() >= *keep) boundary = doc.sort_key;
   }
@@ -312,6 +314,9 @@ Result<QueryPage> ExecutePage(const BoundQuery& query, const Json& parameters, c
   const auto vector_metrics =
       ResolveVectorMetrics(query.root(), parameters, request.vector_embedding_policy ? *request.vector_embedding_policy : Json());
   ctx.functions.vector_metrics = &vector_metrics;
+  const auto packed_vector_calls =
+      PackedVectorCalls(query.root(), request.vector_embedding_policy ? *request.vector_embedding_policy : Json());
+  ctx.functions.packed_vector_calls = &packed_vector_calls;
   if (request.vector_embedding_policy != nullptr) {
     COSMOS_RETURN_IF_ERROR(CheckQueryVectors(query.root(), parameters, *request.vector_embedding_policy));
   }

@@ -43,6 +43,10 @@ struct SourceDocument {
   // Sources in ORDER BY order: the document's sort key, as the source orders it; equal keys are
   // equal strings.
   std::string sort_key;
+  // The values of the query's ORDER BY items for this document when the source computed them
+  // (a vector index's score, identical to what evaluating the item gives): the select uses them
+  // instead of evaluating its ORDER BY, and the source need not parse what only ORDER BY reads.
+  std::vector<Value> order_keys;
 };
 
 class DocumentSource {

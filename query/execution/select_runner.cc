@@ -4,6 +4,8 @@
 #include <cmath>
 #include <unordered_set>
 
+#include "query/vector_search.h"
+
 namespace cosmos::query {
 
 struct SelectRunner::Sorted {
@@ -161,7 +163,12 @@ Status SelectRunner::Accept(Row& row, std::vector<Value>* streamed) {
   bool tracks = TracksOrigins(q_, info_);
   Json position = ctx_.document_position && tracks ? *ctx_.document_position : Json();
   std::string sort_key = ctx_.document_sort_key && tracks ? *ctx_.document_sort_key : std::string();
-  sorted_.push_back({SortKeys(row), sequence_++, std::move(projected), std::move(position), std::move(sort_key)});
+  std::vector<Value> keys = SortKeys(row);
+  // ORDER BY VectorDistance lists the documents a vector index would: those with a score.
+  for (size_t i = 0; i < keys.size() && i < q_.order_by.size(); ++i) {
+    if (keys[i].is_undefined() && IsSimilarityOrder(q_.order_by[i])) return Status();
+  }
+  sorted_.push_back({std::move(keys), sequence_++, std::move(projected), std::move(position), std::move(sort_key)});
   // A fused rank depends on every row: none can be dropped before Finish.
   if (keep_first_ && !q_.distinct && !fuses_ranks_ && sorted_.size() >= 2 * *keep_first_ + 64) Prune();
   return Status();
@@ -181,6 +188,11 @@ void SelectRunner::Prune() {
 }
 
 std::vector<Value> SelectRunner::SortKeys(const Row& row) {
+  // The top-level select over a source that computed the document's keys.
+  if (ctx_.document_order_keys != nullptr && &q_ == &ctx_.query->root() &&
+      ctx_.document_order_keys->size() == q_.order_by.size()) {
+    return *ctx_.document_order_keys;
+  }
   std::vector<Value> keys;
   if (!rank_.scores.empty()) {
     for (const Expr* score : rank_.scores) keys.push_back(Evaluate(*score, row, ctx_));

@@ -11,6 +11,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "common/status.h"
 #include "query/full_text_analyzer.h"
@@ -41,6 +42,9 @@ struct FunctionContext {
   // call's options or the container's vector embedding policy (query/execution/vector_search.h).
   const Expr* call = nullptr;
   const std::unordered_map<const Expr*, VectorMetric>* vector_metrics = nullptr;
+  // The VectorDistance calls over a path of the vector embedding policy: their vectors count as
+  // float32, as the container stores them (query/functions/vector_kernel.h).
+  const std::unordered_set<const Expr*>* packed_vector_calls = nullptr;
   // The language of each full-text call's text (its path's in the container's full-text policy),
   // and the statistics each FullTextScore of an ORDER BY RANK scores with (query/full_text_search.h).
   const std::unordered_map<const Expr*, TextLanguage>* text_languages = nullptr;

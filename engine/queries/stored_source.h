@@ -1,0 +1,54 @@
+// StoredSource: what every document source over stored documents shares (document_sources.h,
+// search_sources.h): the transaction, the container it reads, the properties it parses, and the
+// clock that time to live compares with.
+// Thread-safety: a source belongs to one query page on one thread.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/json.h"
+#include "common/json_parse.h"
+#include "common/json_scan.h"
+#include "engine/items/time_to_live.h"
+#include "engine/partitioning/read_order.h"
+#include "engine/shared/account_context.h"
+#include "query/execution/executor.h"
+#include "storage/store.h"
+
+namespace cosmos::engine {
+
+using ReadProperties = std::optional<std::vector<std::string>>;
+
+class StoredSource : public query::DocumentSource {
+ protected:
+  StoredSource(storage::Transaction& txn, int64_t container_seq, const ReadProperties& properties)
+      : txn_(txn), container_seq_(container_seq), properties_(properties) {}
+
+  // Fills `doc` from a stored document, parsing only the properties the query reads; its
+  // position names the segment bounds given.
+  Status ToSourceDocument(storage::DocumentRecord& record, const std::string& min_key, const std::string& max_key,
+                          query::SourceDocument& doc) const {
+    Json parsed = properties_ ? ParseSelectedProperties(record.body, *properties_) : ParseJson(record.body);
+    if (parsed.is_discarded()) return Status::Internal("stored document is not valid JSON: " + record.id);
+    doc.json = std::make_shared<const Json>(std::move(parsed));
+    doc.bytes = record.body.size();
+    doc.position = ReadPosition{record.seq, min_key, max_key}.ToJson();
+    return Status();
+  }
+
+  // What an index_only document holds: nothing.
+  static std::shared_ptr<const Json> EmptyDocument() {
+    static const auto empty = std::make_shared<const Json>(Json::object());
+    return empty;
+  }
+
+  const int64_t now_ = NowSeconds();
+  storage::Transaction& txn_;
+  const int64_t container_seq_;
+  const ReadProperties& properties_;
+};
+
+}  // namespace cosmos::engine

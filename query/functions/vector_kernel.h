@@ -1,0 +1,21 @@
+// The score of two embeddings stored as float32, the way the vector index scores them: both the
+// index (engine/queries/search_sources.h) and VectorDistance over a path of the container's vector
+// embedding policy call this one function, so that an ORDER BY served by the index and one
+// evaluated on documents agree to the last bit. Products and sums are in float32, as the service
+// stores the vectors, over sixteen partial sums (kept in vector registers) added in a fixed order;
+// the cosine's division and square roots in double.
+// Pure function; thread-safe.
+#pragma once
+
+#include <cstddef>
+#include <optional>
+
+#include "query/functions/registry.h"
+
+namespace cosmos::query {
+
+// cosine: the cosine of the angle (nullopt when either vector is zero: no direction);
+// dotproduct: the dot product; euclidean: the distance.
+std::optional<double> PackedVectorScore(const float* a, const float* b, size_t dimensions, VectorMetric metric);
+
+}  // namespace cosmos::query
