@@ -187,21 +187,27 @@ bool ContainsFuzzy(std::span<const std::string> terms, std::string_view term, in
   return false;
 }
 
-double Bm25Score(std::span<const std::string> terms, std::span<const std::vector<std::string>> phrases,
-                 const Bm25Statistics& statistics) {
+double Bm25FromCounts(std::span<const double> frequencies, double length, const Bm25Statistics& statistics) {
   constexpr double kK1 = 1.2, kB = 0.75;
   const double n = statistics.document_count;
-  const double length = static_cast<double>(terms.size());
   const double average_length = n > 0 && statistics.total_words > 0 ? statistics.total_words / n : std::max(length, 1.0);
   double score = 0;
-  for (size_t q = 0; q < phrases.size(); ++q) {
-    const double frequency = static_cast<double>(CountPhrase(terms, phrases[q]));
+  for (size_t q = 0; q < frequencies.size(); ++q) {
+    const double frequency = frequencies[q];
     if (frequency == 0) continue;
     const double hits = q < statistics.hit_counts.size() ? statistics.hit_counts[q] : 0;
     const double idf = std::log(1 + (std::max(n - hits, 0.0) + 0.5) / (hits + 0.5));
     score += idf * frequency * (kK1 + 1) / (frequency + kK1 * (1 - kB + kB * length / average_length));
   }
   return score;
+}
+
+double Bm25Score(std::span<const std::string> terms, std::span<const std::vector<std::string>> phrases,
+                 const Bm25Statistics& statistics) {
+  std::vector<double> frequencies;
+  frequencies.reserve(phrases.size());
+  for (const std::vector<std::string>& phrase : phrases) frequencies.push_back(static_cast<double>(CountPhrase(terms, phrase)));
+  return Bm25FromCounts(frequencies, static_cast<double>(terms.size()), statistics);
 }
 
 }  // namespace cosmos::query

@@ -53,5 +53,8 @@ struct Bm25Statistics {
 //   IDF(q) = ln(1 + (N - n(q) + 0.5) / (n(q) + 0.5)), avgdl = total_words / N.
 double Bm25Score(std::span<const std::string> terms, std::span<const std::vector<std::string>> phrases,
                  const Bm25Statistics& statistics);
+// The same from the counts alone: each phrase's occurrences in the document, and its length in
+// terms (what a full-text index holds).
+double Bm25FromCounts(std::span<const double> frequencies, double length, const Bm25Statistics& statistics);
 
 }  // namespace cosmos::query

@@ -11,7 +11,8 @@ using query::IndexPredicate;
 int RankOf(const IndexPredicate& predicate) {
   switch (predicate.kind) {
     case IndexPredicate::Kind::kEquals: return predicate.values.size() == 1 ? 0 : 1;
-    case IndexPredicate::Kind::kPrefix: return 2;
+    case IndexPredicate::Kind::kPrefix:
+    case IndexPredicate::Kind::kFullText: return 2;
     case IndexPredicate::Kind::kRange: return predicate.lower && predicate.upper ? 3 : 4;
   }
   return 5;
@@ -88,6 +89,7 @@ bool AnsweredExactly(const IndexPredicate& predicate) {
     case IndexPredicate::Kind::kRange:
       return (!predicate.lower || predicate.lower->is_number()) && (!predicate.upper || predicate.upper->is_number());
     case IndexPredicate::Kind::kPrefix:
+    case IndexPredicate::Kind::kFullText:
       return false;
   }
   return false;
@@ -117,8 +119,33 @@ std::optional<IndexLookup> LookupFor(const IndexPredicate& predicate) {
       lookup.ranges.push_back(std::move(*range));
       break;
     }
+    case IndexPredicate::Kind::kFullText:
+      return std::nullopt;  // FullTextLookups
   }
   return lookup;
+}
+
+// A full-text predicate on a path with a full-text index: one lookup per distinct term of its
+// phrases (the documents holding every term), in its path's language. None for a phrase of stop
+// words alone, which FullTextContains finds nowhere: the WHERE clause settles it.
+std::vector<IndexLookup> FullTextLookups(const IndexingPolicy& policy, const IndexPredicate& predicate) {
+  std::vector<IndexLookup> lookups;
+  const FullTextIndexPath* index = policy.search().FullTextIndexOn(IndexPathText(predicate.path));
+  if (index == nullptr) return lookups;
+  std::vector<std::string> terms;
+  for (const Json& phrase : predicate.values) {
+    for (std::string& term : query::AnalyzeText(phrase.get_ref<const std::string&>(), index->language)) {
+      if (std::find(terms.begin(), terms.end(), term) == terms.end()) terms.push_back(std::move(term));
+    }
+  }
+  for (const std::string& term : terms) {
+    FullTextTermRange bounds = FullTextTermBounds(term);
+    IndexLookup lookup;
+    lookup.path = FullTextEntryPath(index->path);
+    lookup.ranges.push_back({std::move(bounds.lower), true, std::move(bounds.upper), false});
+    lookups.push_back(std::move(lookup));
+  }
+  return lookups;
 }
 
 }  // namespace
@@ -242,6 +269,10 @@ std::vector<IndexLookup> IndexLookups(const IndexingPolicy& policy, const std::v
   std::stable_sort(merged.begin(), merged.end(),
                    [](const IndexPredicate& a, const IndexPredicate& b) { return RankOf(a) < RankOf(b); });
   for (const IndexPredicate& predicate : merged) {
+    if (predicate.kind == IndexPredicate::Kind::kFullText) {
+      for (IndexLookup& lookup : FullTextLookups(policy, predicate)) lookups.push_back(std::move(lookup));
+      continue;
+    }
     if (!policy.IsIndexed(predicate.path)) continue;
     if (std::optional<IndexLookup> lookup = LookupFor(predicate)) lookups.push_back(std::move(*lookup));
   }

@@ -36,6 +36,11 @@ std::string FilterExpression(const IndexPredicate& predicate) {
     }
     case IndexPredicate::Kind::kPrefix:
       return "STARTSWITH(" + root + ", " + Json(predicate.prefix).dump() + ")";
+    case IndexPredicate::Kind::kFullText: {
+      std::string phrases;
+      for (const Json& phrase : predicate.values) phrases += ", " + phrase.dump();
+      return "FullTextContainsAll(" + root + phrases + ")";
+    }
     case IndexPredicate::Kind::kRange: {
       std::string text;
       if (predicate.lower) text += "(" + root + (predicate.lower_inclusive ? " >= " : " > ") + predicate.lower->dump() + ")";
@@ -77,7 +82,10 @@ Json IndexUtilization(const IndexingPolicy& policy, const query::BoundQuery& pre
   for (const IndexPredicate& predicate : predicates) {
     if (!filtered.insert(predicate.path).second) continue;
     Json entry = SingleIndex(FilterExpression(predicate), predicate.path);
-    (indexing && policy.IsIndexed(predicate.path) ? utilized_single : potential_single).push_back(std::move(entry));
+    const bool indexed = predicate.kind == IndexPredicate::Kind::kFullText
+                             ? policy.search().FullTextIndexOn(IndexPathText(predicate.path)) != nullptr
+                             : policy.IsIndexed(predicate.path);
+    (indexing && indexed ? utilized_single : potential_single).push_back(std::move(entry));
   }
 
   std::vector<OrderByPath> order_by = OrderByPaths(prepared.root());

@@ -1,5 +1,6 @@
 #include "engine/planning/search_paths.h"
 
+#include "query/full_text_analyzer.h"
 #include "query/plan/query_plan.h"
 #include "query/vector_search.h"
 
@@ -50,6 +51,96 @@ std::optional<VectorOrder> FindVectorOrder(const IndexingPolicy& policy, const q
     return order;
   }
   return std::nullopt;
+}
+
+namespace {
+
+// A constant argument: a literal, a parameter, or an array literal of literals.
+std::optional<Json> ConstantArgument(const query::Expr& e, const Json& parameters) {
+  if (e.kind == query::ExprKind::kLiteral) return e.literal;
+  if (e.kind == query::ExprKind::kParameter) {
+    if (const Json* value = query::FindParameter(parameters, e.name)) return *value;
+    return std::nullopt;
+  }
+  if (e.kind != query::ExprKind::kArrayLiteral) return std::nullopt;
+  Json array = Json::array();
+  for (const auto& element : e.children) {
+    if (element->kind != query::ExprKind::kLiteral) return std::nullopt;
+    array.push_back(element->literal);
+  }
+  return array;
+}
+
+// The one term of each phrase of `searches` (strings, or arrays of them); nullopt when one has
+// several terms or is not a string.
+std::optional<std::vector<std::string>> SingleTerms(const std::vector<Json>& searches, query::TextLanguage language) {
+  std::vector<std::string> terms;
+  for (const Json& search : searches) {
+    std::vector<const Json*> phrases;
+    if (search.is_array()) {
+      for (const Json& phrase : search) phrases.push_back(&phrase);
+    } else {
+      phrases.push_back(&search);
+    }
+    for (const Json* phrase : phrases) {
+      if (!phrase->is_string()) return std::nullopt;
+      std::vector<std::string> analyzed = query::AnalyzeText(phrase->get_ref<const std::string&>(), language);
+      if (analyzed.size() > 1) return std::nullopt;
+      terms.push_back(analyzed.empty() ? std::string() : std::move(analyzed.front()));
+    }
+  }
+  return terms;
+}
+
+}  // namespace
+
+std::optional<FullTextOrder> FindFullTextOrder(const IndexingPolicy& policy, const query::BoundQuery& bound,
+                                               const Json& parameters) {
+  const query::SelectQuery& q = bound.root();
+  const query::SelectInfo& info = bound.info(q);
+  if (policy.indexing_disabled() || q.from.size() != 1 || q.order_by.size() != 1 || q.distinct ||
+      info.is_grouped() || info.is_aggregate() || info.container_subquery ||
+      q.from[0].collection->kind != query::ExprKind::kIdentifier) {
+    return std::nullopt;
+  }
+  const query::OrderByItem& item = q.order_by[0];
+  const query::Expr* call = nullptr;
+  bool internal = false;
+  if (query::IsSystemCall(*item.expr, "RANK") && query::IsSystemCall(*item.expr->children[0], "FullTextScore")) {
+    call = item.expr->children[0].get();
+  } else if (query::IsSystemCall(*item.expr, "_FullTextScore") && item.descending) {
+    call = item.expr.get();
+    internal = true;
+  }
+  if (call == nullptr || call->children.size() < (internal ? 5u : 2u)) return std::nullopt;
+  const FullTextIndexPath* index =
+      policy.search().FullTextIndexOn(query::DocumentPolicyPath(*call->children[0], q.from[0].alias));
+  if (index == nullptr) return std::nullopt;
+  const size_t searches_end = internal ? call->children.size() - 3 : call->children.size();
+  std::vector<Json> searches;
+  for (size_t i = 1; i < searches_end; ++i) {
+    std::optional<Json> search = ConstantArgument(*call->children[i], parameters);
+    if (!search) return std::nullopt;
+    searches.push_back(std::move(*search));
+  }
+  std::optional<std::vector<std::string>> terms = SingleTerms(searches, index->language);
+  if (!terms) return std::nullopt;
+  FullTextOrder order{call, index, std::move(*terms), std::nullopt};
+  if (internal) {
+    const size_t n = call->children.size();
+    std::optional<Json> documents = ConstantArgument(*call->children[n - 3], parameters);
+    std::optional<Json> words = ConstantArgument(*call->children[n - 2], parameters);
+    std::optional<Json> hits = ConstantArgument(*call->children[n - 1], parameters);
+    if (!documents || !words || !hits || !documents->is_number() || !words->is_number() || !hits->is_array()) {
+      return std::nullopt;
+    }
+    query::Bm25Statistics statistics;
+    statistics.document_count = documents->get<double>();
+    statistics.total_words = words->get<double>();
+    for (const Json& h : *hits) statistics.hit_counts.push_back(h.is_number() ? h.get<double>() : 0);
+    order.statistics = std::move(statistics);
+  }
+  return order;
 }
 
 }  // namespace cosmos::engine

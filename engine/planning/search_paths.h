@@ -1,7 +1,10 @@
 // Search queries a search index can serve (engine/indexing/search_indexes.h):
 //  - ORDER BY VectorDistance(path, vector) (most similar first) over a path with a vector index,
 //    compared with a vector the query gives (a literal or a parameter): the vector index orders
-//    the documents (engine/queries/search_sources.h) instead of a scan scoring every one.
+//    the documents (engine/queries/search_sources.h) instead of a scan scoring every one;
+//  - ORDER BY RANK FullTextScore(path, ...) and a hybrid plan's ORDER BY _FullTextScore(path,
+//    [...], N, words, [hits]) DESC over a path with a full-text index, when each phrase is one
+//    term (or none): the index scores and orders them (engine/queries/full_text_sources.h).
 // Pure functions; thread-safe.
 #pragma once
 
@@ -26,5 +29,15 @@ struct VectorOrder {
 // order (query/vector_search.h) of an indexed path and a vector of its dimensions.
 std::optional<VectorOrder> FindVectorOrder(const IndexingPolicy& policy, const query::BoundQuery& query,
                                            const Json& parameters, const Json& vector_embedding_policy);
+
+struct FullTextOrder {
+  const query::Expr* call = nullptr;             // the FullTextScore or _FullTextScore call
+  const FullTextIndexPath* index = nullptr;      // the policy's
+  std::vector<std::string> terms;                // one per phrase, "" for a phrase without a term
+  std::optional<query::Bm25Statistics> statistics;  // _FullTextScore's; FullTextScore gathers them
+};
+
+std::optional<FullTextOrder> FindFullTextOrder(const IndexingPolicy& policy, const query::BoundQuery& query,
+                                               const Json& parameters);
 
 }  // namespace cosmos::engine

@@ -12,6 +12,7 @@
 #include "common/encoding.h"
 #include "common/json_parse.h"
 #include "engine/queries/document_sources.h"
+#include "engine/queries/full_text_sources.h"
 #include "engine/queries/search_sources.h"
 #include "engine/scripts/user_function_runner.h"
 #include "engine/shared/feeds.h"
@@ -313,6 +314,19 @@ Result<query::QueryPage> Queries::ReadPage(storage::Transaction& txn, const Reso
       container.index_build ? std::nullopt
                             : FindVectorOrder(container.indexing, prepared, parameters,
                                               vector_policy != container.properties.end() ? *vector_policy : Json());
+  // ORDER BY RANK FullTextScore over a full-text index: its corpus and statistics, read once.
+  std::optional<FullTextOrder> full_text_order =
+      container.index_build ? std::nullopt : FindFullTextOrder(container.indexing, prepared, parameters);
+  std::optional<FullTextCorpus> full_text_corpus;
+  if (full_text_order) {
+    COSMOS_ASSIGN_OR_RETURN(full_text_corpus, ReadFullTextCorpus(txn, container.container.seq, *full_text_order->index,
+                                                                 segments, index_entries_read));
+    if (full_text_corpus && !full_text_order->statistics) {
+      COSMOS_ASSIGN_OR_RETURN(full_text_order->statistics,
+                              FullTextStatistics(txn, container.container.seq, *full_text_order->index,
+                                                 *full_text_corpus, full_text_order->terms, index_entries_read));
+    }
+  }
   query::OpenSource open_source = [&](const Json* start) -> Result<std::unique_ptr<query::DocumentSource>> {
     const int64_t container_seq = container.container.seq;
     const ReadProperties& properties = prepared.document_properties();
@@ -347,6 +361,12 @@ Result<query::QueryPage> Queries::ReadPage(storage::Transaction& txn, const Reso
     if (start != nullptr) {
       start_position = ReadPosition::FromJson(*start);
       if (!start_position) return InvalidContinuation();
+    }
+    if (full_text_corpus && start == nullptr) {
+      access_path = "full-text index on " + full_text_order->index->path;
+      return FullTextOrderSource(txn, container_seq, segments, *full_text_order->index, *full_text_corpus,
+                                 full_text_order->terms, *full_text_order->statistics,
+                                 prepared.properties_outside_order_by(), index_entries_read);
     }
     if (vector_order && start == nullptr) {
       // Every page reads the index from the most similar on; a later one skips the rows returned.
@@ -416,6 +436,9 @@ Result<query::QueryPage> Queries::ReadPage(storage::Transaction& txn, const Reso
   }
   if (auto policy = container.properties.find("fullTextPolicy"); policy != container.properties.end()) {
     request.full_text_policy = &*policy;
+  }
+  if (full_text_corpus && query::IsSystemCall(*full_text_order->call, "FullTextScore")) {
+    request.known_full_text_statistics[full_text_order->call] = *full_text_order->statistics;
   }
   // ORDER BY RANK FullTextScore: BM25 statistics of every document of the query's partitions.
   request.open_all_documents = [&]() -> Result<std::unique_ptr<query::DocumentSource>> {

@@ -29,7 +29,7 @@ class VectorOrdered : public StoredSource {
       const ReadSegment* segment = SegmentHolding(record->partition_key);
       if (segment == nullptr) continue;
       COSMOS_RETURN_IF_ERROR(ToSourceDocument(*record, segment->min_key, segment->max_key, doc));
-      doc.sort_key.assign(reinterpret_cast<const char*>(&candidate.score), sizeof(candidate.score));
+      doc.sort_key = SortKeyOf(candidate.score, candidate.seq);
       doc.order_keys.assign(1, query::Value::Number(candidate.score));
       return true;
     }

@@ -51,4 +51,13 @@ class StoredSource : public query::DocumentSource {
   const ReadProperties& properties_;
 };
 
+// The sort key of a document a search source yields in its score order: the score's bytes and
+// the document's seq, so that every document has its own (a select that holds the rows it needs
+// stops at the next document: ties come in read order, which is the select's own tie order).
+inline std::string SortKeyOf(double score, int64_t seq) {
+  std::string key(reinterpret_cast<const char*>(&score), sizeof(score));
+  key.append(reinterpret_cast<const char*>(&seq), sizeof(seq));
+  return key;
+}
+
 }  // namespace cosmos::engine

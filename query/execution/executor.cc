@@ -323,14 +323,17 @@ Result<QueryPage> ExecutePage(const BoundQuery& query, const Json& parameters, c
   const auto text_languages =
       ResolveTextLanguages(query.root(), request.full_text_policy ? *request.full_text_policy : Json());
   ctx.functions.text_languages = &text_languages;
-  std::unordered_map<const Expr*, Bm25Statistics> full_text_statistics;
+  std::unordered_map<const Expr*, Bm25Statistics> full_text_statistics = request.known_full_text_statistics;
   const std::vector<const Expr*> ranked = RankComponentsOf(query.root()).scores;
-  if (std::any_of(ranked.begin(), ranked.end(), [](const Expr* s) { return IsSystemCall(*s, "FullTextScore"); })) {
+  if (std::any_of(ranked.begin(), ranked.end(), [&](const Expr* s) {
+        return IsSystemCall(*s, "FullTextScore") && !full_text_statistics.contains(s);
+      })) {
     auto documents = request.open_all_documents ? request.open_all_documents() : open_source(nullptr);
     if (!documents.ok()) return documents.status();
     uint64_t documents_read = 0;
-    COSMOS_ASSIGN_OR_RETURN(full_text_statistics, GatherFullTextStatistics(query.root(), parameters, text_languages,
-                                                                           **documents, documents_read));
+    COSMOS_ASSIGN_OR_RETURN(auto gathered, GatherFullTextStatistics(query.root(), parameters, text_languages,
+                                                                    **documents, documents_read));
+    full_text_statistics.merge(gathered);
     ctx.stats.documents_loaded += documents_read;
   }
   ctx.functions.full_text_statistics = &full_text_statistics;

@@ -92,6 +92,9 @@ struct PageRequest {
   // FullTextScore scores with BM25 statistics of them (query/full_text_search.h). Null: the
   // query's own source, from the start.
   std::function<Result<std::unique_ptr<DocumentSource>>()> open_all_documents;
+  // Statistics the caller already has for FullTextScore calls of the ORDER BY RANK (from a
+  // full-text index): those calls gather none.
+  std::unordered_map<const Expr*, Bm25Statistics> known_full_text_statistics;
 };
 
 struct QueryPage {

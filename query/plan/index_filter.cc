@@ -55,7 +55,7 @@ class PredicateFinder {
       case ExprKind::kBinary: return FindComparison(e);
       case ExprKind::kIn: return FindIn(e);
       case ExprKind::kBetween: return FindBetween(e);
-      case ExprKind::kFunctionCall: return FindStartsWith(e);
+      case ExprKind::kFunctionCall: return UpperName(e.name) == "STARTSWITH" ? FindStartsWith(e) : FindFullText(e);
       default: return std::nullopt;
     }
   }
@@ -146,6 +146,26 @@ class PredicateFinder {
     predicate.kind = IndexPredicate::Kind::kPrefix;
     predicate.path = std::move(*path);
     predicate.prefix = prefix->get<std::string>();
+    return predicate;
+  }
+
+  // FullTextContains(path, "phrase") or FullTextContainsAll(path, "phrase", ...): string phrases
+  // (a fuzzy search, an object, names no term the index can look up).
+  std::optional<IndexPredicate> FindFullText(const Expr& e) const {
+    const std::string name = UpperName(e.name);
+    if (e.udf || (name != "FULLTEXTCONTAINS" && name != "FULLTEXTCONTAINSALL") || e.children.size() < 2) {
+      return std::nullopt;
+    }
+    std::optional<std::vector<std::string>> path = PathOf(*e.children[0]);
+    if (!path) return std::nullopt;
+    IndexPredicate predicate;
+    predicate.kind = IndexPredicate::Kind::kFullText;
+    predicate.path = std::move(*path);
+    for (size_t i = 1; i < e.children.size(); ++i) {
+      std::optional<Json> phrase = ConstantOf(*e.children[i], parameters_);
+      if (!phrase || !phrase->is_string()) return std::nullopt;
+      predicate.values.push_back(std::move(*phrase));
+    }
     return predicate;
   }
 

@@ -1,7 +1,8 @@
 // The predicates of a query's WHERE clause that an index can answer, so that the engine reads
 // only the documents an index lookup names instead of scanning. Only top-level AND conjuncts over
 // a path of the FROM alias count: path = constant, constant = path, path IN (constants), path
-// </<=/>/>= constant, path BETWEEN constants, and STARTSWITH(path, "prefix"). The lookup may name
+// </<=/>/>= constant, path BETWEEN constants, STARTSWITH(path, "prefix"), and
+// FullTextContains(path, "phrase") / FullTextContainsAll(path, "phrase", ...). The lookup may name
 // more documents than match (the WHERE clause still runs on each), never fewer.
 // Thread-safety: pure functions.
 #pragma once
@@ -16,7 +17,10 @@
 namespace cosmos::query {
 
 struct IndexPredicate {
-  enum class Kind { kEquals, kRange, kPrefix };
+  // kFullText: FullTextContains(path, phrase) or FullTextContainsAll(path, phrases...), each
+  // phrase in `values` (strings): a full-text index names the documents holding all their terms,
+  // a superset of the matches (the phrase's order and fuzzy terms are the WHERE clause's).
+  enum class Kind { kEquals, kRange, kPrefix, kFullText };
   Kind kind = Kind::kEquals;
   std::vector<std::string> path;  // steps from the FROM alias, "[]" for an array element
   std::vector<Json> values;       // kEquals: the values (one, or an IN list)
