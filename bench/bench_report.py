@@ -391,6 +391,43 @@ def render_scripts(w, records):
     w("")
 
 
+def render_search(w, records):
+    search = next(iter(runs_of(records, "search", "search")), None)
+    if search is None:
+        return
+    w("## Search (`bench_search`, in process)")
+    w("")
+    w("`SELECT TOP 10 c.id FROM c ORDER BY VectorDistance(c.embedding, @q)` (cosine, float32 embeddings, one "
+      "physical partition), µs median; the floor scores the same vectors packed in one array with the index's "
+      "kernel and keeps a top-10 heap. Every answer equals the floor's.")
+    w("")
+    w("| documents × dimensions | floor | vector index | × floor | with a filter (a tenth) | × floor | no vector index | RU: index / none |")
+    w("|---|---:|---:|---:|---:|---:|---:|---|")
+    for f in search.get("vector", []):
+        w(f"| {f['documents']:,} × {f['dimensions']} | {fmt(f['floor_us'])} | {fmt(f['indexed_us'])} | "
+          f"{fmt(f['indexed_to_floor'], 2)} | {fmt(f['indexed_filtered_us'])} | {fmt(f['indexed_filtered_to_floor'], 2)} | "
+          f"{fmt(f.get('scanned_us'))} | {fmt(f.get('indexed_ru'), 2)} / {fmt(f.get('scanned_ru'), 2)} |")
+    if search.get("scaling"):
+        vectors = search.get("vector", [])
+        floor_scaling = ratio(vectors[-1]["floor_us"], vectors[0]["floor_us"]) if len(vectors) >= 2 else None
+        w("")
+        w(f"Largest against smallest: the index {fmt(search['scaling'], 1)}×, the floor {fmt(floor_scaling, 1)}× "
+          "(goal: at most ×12 for 10× the documents; goal for the index: within 2× of the floor).")
+    text = search.get("full_text")
+    if text:
+        w("")
+        w(f"Full-text search over {text['documents']:,} short documents (µs median, RU):")
+        w("")
+        w("| | with a full-text index | without |")
+        w("|---|---|---|")
+        w(f"| create (µs per document) | {fmt(text['indexed_create_us'], 1)} | {fmt(text['plain_create_us'], 1)} |")
+        for key, what in [("count", "`COUNT(1) … FullTextContains(c.text, \"river\")`"),
+                          ("rank", "`TOP 10 … ORDER BY RANK FullTextScore(c.text, \"canyon\", \"glacier\")`")]:
+            w(f"| {what} | {fmt(text['indexed_' + key + '_us'])} µs, {fmt(text['indexed_' + key + '_ru'], 2)} RU | "
+              f"{fmt(text['plain_' + key + '_us'])} µs, {fmt(text['plain_' + key + '_ru'], 2)} RU |")
+    w("")
+
+
 def render_query_cost(w, records):
     cost = next(iter(runs_of(records, "query-cost", "query-cost")), None)
     if cost is None:
@@ -630,6 +667,7 @@ def render(info, records, problems, args):
     render_query_engine(w, records)
     render_scripts(w, records)
     render_query_cost(w, records)
+    render_search(w, records)
 
     w(f"## Telemetry ingest ({args.telemetry_rate:,} docs/s of 300 bytes offered for {args.telemetry_seconds:g} s)")
     w("")

@@ -13,6 +13,8 @@ transport (HTTPS, certificate not verified, N keep-alive connections):
   scripts         build/bench/bench_scripts: stored procedures and UDFs in process, beside the same work without
   query-cost      build/bench/bench_query_cost: the IoT lesson's RU at 4 and 40 partitions, indexed queries as the
                   container grows, counts from the index alone (in process)
+  search          build/bench/bench_search: vector search by the vector index beside the brute-force floor, full-text
+                  search with and without its index (in process)
 
 cosmolite also runs bulk creates (100 operations per request, as the SDKs' bulk mode sends them)
 right after its point creates, and the report compares the two per document.
@@ -247,6 +249,7 @@ class Bench:
         self.query_parse = self.build / "bench" / "bench_query_parse"
         self.scripts = self.build / "bench" / "bench_scripts"
         self.query_cost = self.build / "bench" / "bench_query_cost"
+        self.search = self.build / "bench" / "bench_search"
         self.work = Path(tempfile.mkdtemp(prefix="cosmolite-bench-"))
         self.log_dir = self.build / "bench-logs"
         self.log_dir.mkdir(parents=True, exist_ok=True)
@@ -558,10 +561,13 @@ class Bench:
     def run_query_cost(self):
         self.run_tool(self.query_cost, "query cost", ["--seconds", self.args.parse_seconds / 2], 900)
 
+    def run_search(self):
+        self.run_tool(self.search, "search", ["--seconds", self.args.parse_seconds / 2], 1200)
+
     def run(self):
         steps = [("cosmolite", self.run_cosmolite), ("peer", self.run_peer), ("raw-beast", self.run_raw_beast),
                  ("sqlite", self.run_sqlite), ("query-engine", self.run_query_parse), ("scripts", self.run_scripts),
-                 ("query-cost", self.run_query_cost)]
+                 ("query-cost", self.run_query_cost), ("search", self.run_search)]
         if not self.args.skip_plain_http:
             steps.insert(1, ("cosmolite-http", self.run_cosmolite_http))
         if not self.args.queries_only:

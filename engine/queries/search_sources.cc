@@ -61,8 +61,11 @@ class VectorOrdered : public StoredSource {
     scored_ = true;
     const size_t bytes = index_.dimensions * sizeof(float);
     if (query_.size() != index_.dimensions) return Status();
-    return txn_.VisitIndexEntries(
-        container_seq_, VectorEntryPath(index_.path), OneLogicalPartition(), entries_read_,
+    // Scoring an embedding reads as many entries as it has 64-dimension blocks (request_charge.h
+    // prices entries): a vector search costs with the vectors it scores and their dimensions.
+    uint64_t visited = 0;
+    Status read = txn_.VisitIndexEntries(
+        container_seq_, VectorEntryPath(index_.path), OneLogicalPartition(), visited,
         [&](const storage::IndexRow& row) {
           if (row.value.size() != bytes) return;
           // The entry's bytes are the floats the index packed (search_indexes.cc), suitably
@@ -71,6 +74,8 @@ class VectorOrdered : public StoredSource {
                                                                  query_.data(), query_.size(), metric_);
           if (score) candidates_.push_back({*score, row.document_seq});
         });
+    entries_read_ += visited * ((index_.dimensions + 63) / 64);
+    return read;
   }
 
   // Most similar first, then in read (seq) order.
