@@ -133,8 +133,11 @@ std::vector<IndexLookup> FullTextLookups(const IndexingPolicy& policy, const Ind
   const FullTextIndexPath* index = policy.search().FullTextIndexOn(IndexPathText(predicate.path));
   if (index == nullptr) return lookups;
   std::vector<std::string> terms;
+  bool one_term_each = true;  // then a document holds every phrase exactly when it has every term
   for (const Json& phrase : predicate.values) {
-    for (std::string& term : query::AnalyzeText(phrase.get_ref<const std::string&>(), index->language)) {
+    std::vector<std::string> analyzed = query::AnalyzeText(phrase.get_ref<const std::string&>(), index->language);
+    one_term_each = one_term_each && analyzed.size() == 1;
+    for (std::string& term : analyzed) {
       if (std::find(terms.begin(), terms.end(), term) == terms.end()) terms.push_back(std::move(term));
     }
   }
@@ -143,6 +146,7 @@ std::vector<IndexLookup> FullTextLookups(const IndexingPolicy& policy, const Ind
     IndexLookup lookup;
     lookup.path = FullTextEntryPath(index->path);
     lookup.ranges.push_back({std::move(bounds.lower), true, std::move(bounds.upper), false});
+    lookup.full_text_terms = one_term_each ? terms.size() : 0;
     lookups.push_back(std::move(lookup));
   }
   return lookups;
@@ -155,10 +159,29 @@ bool LookupsAnswerAll(const std::vector<IndexLookup>& lookups, const std::vector
   size_t answered = 0;
   for (const IndexLookup& lookup : lookups) {
     if (!lookup.covers.empty() && !lookup.complete) return false;
+    if (lookup.full_text_terms > 0) continue;  // counted with their predicate below
     answered += lookup.covers.empty() ? 1 : lookup.covers.size();
+  }
+  // A full-text predicate is answered when it alone has lookups on its path's entries, every
+  // term of it one, each phrase one term.
+  for (const IndexPredicate& predicate : merged) {
+    if (predicate.kind != IndexPredicate::Kind::kFullText) continue;
+    const std::string path = FullTextEntryPath(IndexPathText(predicate.path));
+    size_t on_path = 0, terms = 0;
+    for (const IndexLookup& lookup : lookups) {
+      if (lookup.path != path) continue;
+      ++on_path;
+      terms = lookup.full_text_terms;
+    }
+    const bool alone = std::count_if(merged.begin(), merged.end(), [&](const IndexPredicate& other) {
+                         return other.kind == IndexPredicate::Kind::kFullText && other.path == predicate.path;
+                       }) == 1;
+    if (!alone || terms == 0 || on_path != terms) return false;
+    ++answered;
   }
   if (merged.empty() || merged.size() != answered) return false;
   for (const IndexPredicate& predicate : merged) {
+    if (predicate.kind == IndexPredicate::Kind::kFullText) continue;
     if (!AnsweredExactly(predicate)) return false;
     std::string path = IndexPathText(predicate.path);
     if (std::none_of(lookups.begin(), lookups.end(), [&](const IndexLookup& lookup) {

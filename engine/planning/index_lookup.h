@@ -31,6 +31,10 @@ struct IndexLookup {
   // paths, or its leading ones: `complete` says which). Empty for a lookup of one path.
   std::vector<std::string> covers;
   bool complete = false;
+  // A full-text lookup (one term of a FullTextContains / FullTextContainsAll) whose predicate's
+  // phrases are one term each, so that its lookups answer it exactly: how many terms, hence
+  // lookups, it has. 0 for any other lookup.
+  size_t full_text_terms = 0;
 };
 
 // Every predicate on an indexed path as a lookup (two bounds of one range make one), the most
