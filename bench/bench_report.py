@@ -425,6 +425,13 @@ def render_search(w, records):
                           ("rank", "`TOP 10 … ORDER BY RANK FullTextScore(c.text, \"canyon\", \"glacier\")`")]:
             w(f"| {what} | {fmt(text['indexed_' + key + '_us'])} µs, {fmt(text['indexed_' + key + '_ru'], 2)} RU | "
               f"{fmt(text['plain_' + key + '_us'])} µs, {fmt(text['plain_' + key + '_ru'], 2)} RU |")
+        if "indexed_rank_statistics_us" in text:
+            def sdk(prefix):
+                us = text[prefix + "_rank_statistics_us"] + text[prefix + "_rank_component_us"]
+                ru = text[prefix + "_rank_statistics_ru"] + text[prefix + "_rank_component_ru"]
+                return f"{fmt(us)} µs, {fmt(ru, 2)} RU"
+            w(f"| … as the SDKs run it (the hybrid plan's statistics query, then its component query) | "
+              f"{sdk('indexed')} | {sdk('plain')} |")
     w("")
 
 

@@ -109,6 +109,27 @@ export default [
     },
   },
   {
+    // The server gives containers 4 physical partitions over HTTPS and 1 over HTTP (run.mjs): on
+    // one, the hybrid plan's statistics and component queries read the full-text index.
+    name: "full-text search: ORDER BY RANK lists scored texts, then texts without the terms, then documents without a text, through the SDK's hybrid plan",
+    async run(ctx) {
+      const container = await seeded(ctx, [...bikes, { id: "five", pk: "a", text: "a green kite" }, { id: "six", pk: "b" }]);
+      const ask = async (query) =>
+        ids((await container.items.query(query, { allowUnboundedNonStreamingQueries: true }).fetchAll()).resources);
+      // Texts without the term tie at 0: across partitions the SDK may list them in either order.
+      const all = await ask(`SELECT c.id FROM c ORDER BY RANK FullTextScore(c.text, "bicycle")`);
+      a.deepEq(all.slice(0, 3), ["two", "one", "three"], "scored first");
+      a.deepEq(all.slice(3, 5).sort(), ["five", "four"], "then the texts without the term");
+      a.eq(all[5], "six", "then the document without a text");
+      a.deepEq(await ask(`SELECT TOP 2 c.id FROM c ORDER BY RANK FullTextScore(c.text, "bicycle", "kite")`), ["five", "two"], "a rare term weighs more");
+      a.deepEq(
+        await ask(`SELECT TOP 3 c.id FROM c ORDER BY RANK RRF(FullTextScore(c.text, "bicycle"), FullTextScore(c.text, "red"), [2, 1])`),
+        ["two", "one", "four"],
+        "RRF",
+      );
+    },
+  },
+  {
     name: "hybrid search: RRF of full-text and vector scores, with weights, fused by the SDK in both plan shapes",
     async run(ctx) {
       const container = await seeded(ctx, bikes, { offerThroughput: 40000 });

@@ -6,6 +6,8 @@
 
 #include "engine/partitioning/partitioning.h"
 #include "engine/queries/document_sources.h"
+#include "query/binder.h"
+#include "query/vector_search.h"
 
 namespace cosmos::engine {
 namespace {
@@ -170,6 +172,94 @@ Result<query::Bm25Statistics> FullTextStatistics(storage::Transaction& txn, int6
     statistics.hit_counts.push_back(hits);
   }
   return statistics;
+}
+
+namespace {
+
+bool IsCall(const query::Expr& e, std::string_view name, size_t arguments) {
+  return query::IsSystemCall(e, name) && e.children.size() == arguments;
+}
+
+// `{"totalWordCount": SUM(_FullTextWordCount(path)), "hitCounts": [COUNTIF(FullTextContains(path,
+// "phrase")), ...]}`: its path and phrases, or nullopt.
+std::optional<std::pair<std::string, std::vector<std::string>>> StatisticsEntry(const query::Expr& e,
+                                                                                 std::string_view alias) {
+  if (e.kind != query::ExprKind::kObjectLiteral || e.fields.size() != 2 || e.fields[0].first != "totalWordCount" ||
+      e.fields[1].first != "hitCounts") {
+    return std::nullopt;
+  }
+  const query::Expr& sum = *e.fields[0].second;
+  if (!IsCall(sum, "SUM", 1) || !IsCall(*sum.children[0], "_FullTextWordCount", 1)) return std::nullopt;
+  const std::string path = query::DocumentPolicyPath(*sum.children[0]->children[0], alias);
+  const query::Expr& hits = *e.fields[1].second;
+  if (path.empty() || hits.kind != query::ExprKind::kArrayLiteral) return std::nullopt;
+  std::vector<std::string> phrases;
+  for (const auto& hit : hits.children) {
+    if (!IsCall(*hit, "COUNTIF", 1) || !IsCall(*hit->children[0], "FullTextContains", 2)) return std::nullopt;
+    const query::Expr& contains = *hit->children[0];
+    const query::Expr& phrase = *contains.children[1];
+    if (query::DocumentPolicyPath(*contains.children[0], alias) != path || phrase.kind != query::ExprKind::kLiteral ||
+        !phrase.literal.is_string()) {
+      return std::nullopt;
+    }
+    phrases.push_back(phrase.literal.get<std::string>());
+  }
+  return std::make_pair(path, std::move(phrases));
+}
+
+}  // namespace
+
+Result<std::optional<Json>> StatisticsFromIndex(storage::Transaction& txn, int64_t container_seq,
+                                                const SearchIndexes& indexes, const query::SelectQuery& q,
+                                                const std::vector<ReadSegment>& segments, uint64_t& entries_read) {
+  const std::optional<Json> none;
+  if (q.from.size() != 1 || q.from[0].collection->kind != query::ExprKind::kIdentifier || q.where ||
+      !q.group_by.empty() || !q.order_by.empty() || q.top || q.offset || q.distinct || q.select_value ||
+      q.select_star || q.items.size() != 2 || q.items[0].alias != "documentCount" ||
+      q.items[1].alias != "fullTextStatistics") {
+    return none;
+  }
+  const query::Expr& count = *q.items[0].expr;
+  if (!IsCall(count, "COUNT", 1) || count.children[0]->kind != query::ExprKind::kLiteral) return none;
+  const query::Expr& entries = *q.items[1].expr;
+  if (entries.kind != query::ExprKind::kArrayLiteral) return none;
+  // Each entry's index and one term per phrase, before anything is read.
+  struct Wanted {
+    const FullTextIndexPath* index;
+    std::vector<std::string> terms;
+  };
+  std::vector<Wanted> wanted;
+  for (const auto& entry : entries.children) {
+    auto parsed = StatisticsEntry(*entry, q.from[0].alias);
+    if (!parsed) return none;
+    const FullTextIndexPath* index = indexes.FullTextIndexOn(parsed->first);
+    if (index == nullptr) return none;
+    Wanted of_entry{index, {}};
+    for (const std::string& phrase : parsed->second) {
+      std::vector<std::string> terms = query::AnalyzeText(phrase, index->language);
+      if (terms.size() > 1) return none;
+      of_entry.terms.push_back(terms.empty() ? std::string() : terms.front());
+    }
+    wanted.push_back(std::move(of_entry));
+  }
+  if (wanted.empty()) return none;  // a count alone is an ordinary query
+  Json row = {{"documentCount", 0}, {"fullTextStatistics", Json::array()}};
+  std::optional<int64_t> documents;
+  for (const Wanted& of_entry : wanted) {
+    COSMOS_ASSIGN_OR_RETURN(std::optional<FullTextCorpus> corpus,
+                            ReadFullTextCorpus(txn, container_seq, *of_entry.index, segments, entries_read));
+    if (!corpus) return none;
+    documents = corpus->documents;
+    COSMOS_ASSIGN_OR_RETURN(query::Bm25Statistics statistics,
+                            FullTextStatistics(txn, container_seq, *of_entry.index, *corpus, of_entry.terms,
+                                               entries_read));
+    Json hit_counts = Json::array();
+    for (double hits : statistics.hit_counts) hit_counts.push_back(static_cast<int64_t>(hits));
+    row["fullTextStatistics"].push_back(
+        {{"totalWordCount", static_cast<int64_t>(statistics.total_words)}, {"hitCounts", std::move(hit_counts)}});
+  }
+  row["documentCount"] = documents.value_or(0);
+  return std::optional<Json>(std::move(row));
 }
 
 std::unique_ptr<query::DocumentSource> FullTextOrderSource(storage::Transaction& txn, int64_t container_seq,

@@ -2,6 +2,9 @@
 // every document's text at query time:
 //  - the corpus: how many documents the query reads, and the length in terms of each one's text;
 //  - BM25 statistics (documents, total terms, documents holding each term);
+//  - the hybrid plan's statistics query (SELECT COUNT(1) AS documentCount, [{"totalWordCount":
+//    SUM(_FullTextWordCount(path)), "hitCounts": [COUNTIF(FullTextContains(path, "term")), ...]},
+//    ...] AS fullTextStatistics FROM c), answered from the corpus and the terms' entries;
 //  - FullTextOrderSource: ORDER BY RANK FullTextScore(path, terms...), or a hybrid plan's
 //    ORDER BY _FullTextScore(path, [terms], N, words, [hits]) DESC: the documents holding a term
 //    scored from their entries, most relevant first, then those whose text holds none (score 0),
@@ -24,6 +27,7 @@
 #include "engine/indexing/search_indexes.h"
 #include "engine/partitioning/read_order.h"
 #include "engine/queries/stored_source.h"
+#include "query/ast.h"
 #include "query/full_text_analyzer.h"
 #include "storage/store.h"
 
@@ -45,6 +49,13 @@ Result<std::optional<FullTextCorpus>> ReadFullTextCorpus(storage::Transaction& t
 Result<query::Bm25Statistics> FullTextStatistics(storage::Transaction& txn, int64_t container_seq,
                                                  const FullTextIndexPath& index, const FullTextCorpus& corpus,
                                                  const std::vector<std::string>& terms, uint64_t& entries_read);
+
+// The row of a hybrid plan's statistics query (as above) over `segments`, from the full-text
+// indexes of `indexes`; nullopt when the query has another shape, names a path without a
+// full-text index or a phrase of several terms, or the index cannot serve the segments.
+Result<std::optional<Json>> StatisticsFromIndex(storage::Transaction& txn, int64_t container_seq,
+                                                const SearchIndexes& indexes, const query::SelectQuery& query,
+                                                const std::vector<ReadSegment>& segments, uint64_t& entries_read);
 
 // The documents of `corpus` in order of their BM25 score for `terms` with `statistics`, as above,
 // each with its score as ORDER BY value.

@@ -314,6 +314,18 @@ Result<query::QueryPage> Queries::ReadPage(storage::Transaction& txn, const Reso
       container.index_build ? std::nullopt
                             : FindVectorOrder(container.indexing, prepared, parameters,
                                               vector_policy != container.properties.end() ? *vector_policy : Json());
+  // A hybrid search plan's statistics query over full-text indexes: one row from their entries.
+  if (!container.index_build) {
+    COSMOS_ASSIGN_OR_RETURN(std::optional<Json> statistics_row,
+                            StatisticsFromIndex(txn, container.container.seq, container.indexing.search(),
+                                                prepared.root(), segments, index_reads.entries));
+    if (statistics_row) {
+      access_path = "full-text index statistics";
+      query::QueryPage page;
+      page.rows.push_back(statistics_row->dump());
+      return page;
+    }
+  }
   // ORDER BY RANK FullTextScore over a full-text index: its corpus and statistics, read once.
   std::optional<FullTextOrder> full_text_order =
       container.index_build ? std::nullopt : FindFullTextOrder(container.indexing, prepared, parameters);
