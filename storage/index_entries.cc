@@ -158,10 +158,10 @@ Result<std::vector<IndexRow>> Transaction::ScanIndex(int64_t container_seq, std:
 }
 
 Status Transaction::VisitIndexEntries(int64_t container_seq, std::string_view path,
-                                      const std::optional<std::string>& partition_key, uint64_t& entries_read,
-                                      const std::function<void(const IndexRow&)>& visit) {
+                                      const std::optional<std::string>& partition_key, size_t prefetch_bytes,
+                                      uint64_t& entries_read, const std::function<void(const IndexRow&)>& visit) {
   COSMOS_ASSIGN_OR_RETURN(uint64_t snapshot, IndexSnapshot());
-  memory_index()->Visit(container_seq, path, snapshot, HashOf(partition_key), [&](const IndexRow& row) {
+  memory_index()->Visit(container_seq, path, snapshot, HashOf(partition_key), prefetch_bytes, [&](const IndexRow& row) {
     ++entries_read;
     visit(row);
   });

@@ -167,7 +167,8 @@ const MemoryIndex::PathRows* MemoryIndex::Find(int64_t container_seq, std::strin
 }
 
 void MemoryIndex::Visit(int64_t container_seq, std::string_view path, uint64_t snapshot,
-                        std::optional<int64_t> partition_hash, const std::function<void(const IndexRow&)>& visit) const {
+                        std::optional<int64_t> partition_hash, size_t prefetch_bytes,
+                        const std::function<void(const IndexRow&)>& visit) const {
   std::shared_lock<std::shared_mutex> lock(mu_);
   const PathRows* rows = Find(container_seq, path);
   if (rows == nullptr) return;
@@ -176,17 +177,18 @@ void MemoryIndex::Visit(int64_t container_seq, std::string_view path, uint64_t s
     if (partition_hash && entry.row.partition_hash != *partition_hash) return;
     visit(entry.row);
   };
-  // A visit reads every value (vector search scores each embedding): the values of the entries
-  // eight places ahead are fetched, every cache line of them, while this one is read. They live
-  // apart on the heap, in no order the processor could guess (runs sort them by value): fetched
-  // on demand, a vector search over 100,000 embeddings of 1 KB took 36% longer.
+  // A visit may read every value (vector search bounds each embedding's score): the values of the
+  // entries eight places ahead are fetched, as far as the visit reads, while this one is read.
+  // They live apart on the heap, in no order the processor could guess (runs sort them by value):
+  // fetched on demand, a vector search over 100,000 embeddings of 1 KB took 36% longer.
   constexpr size_t kPrefetchAhead = 8;
   for (const Run& run : rows->runs) {
     const size_t n = run.entries.size();
     for (size_t i = 0; i < n; ++i) {
-      if (i + kPrefetchAhead < n) {
+      if (prefetch_bytes > 0 && i + kPrefetchAhead < n) {
         const std::string& ahead = run.entries[i + kPrefetchAhead].row.value;
-        for (size_t line = 0; line < ahead.size(); line += 64) __builtin_prefetch(ahead.data() + line);
+        const size_t bytes = std::min(prefetch_bytes, ahead.size());
+        for (size_t line = 0; line < bytes; line += 64) __builtin_prefetch(ahead.data() + line);
       }
       visit_entry(run.entries[i]);
     }

@@ -101,8 +101,9 @@ class MemoryIndex {
   // `partition_hash` is set), in no particular order and without copying them: vector search reads
   // every embedding. `visit` runs under the index's shared lock, which writers wait for: it must
   // be quick and must not call back into the index.
+  // `prefetch_bytes`: how much of each value `visit` reads (fetched ahead of it).
   void Visit(int64_t container_seq, std::string_view path, uint64_t snapshot, std::optional<int64_t> partition_hash,
-             const std::function<void(const IndexRow&)>& visit) const;
+             size_t prefetch_bytes, const std::function<void(const IndexRow&)>& visit) const;
   // How many entries `path` has now (the latest view: the count a planner estimates from).
   int64_t Count(int64_t container_seq, std::string_view path) const;
   // A container's entries now, and their bytes: each entry's path and value, and

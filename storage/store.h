@@ -179,8 +179,10 @@ class Transaction {
   // Calls visit(row) for every index entry at `path` the transaction sees, of one logical partition
   // when `partition_key` is given, in no particular order (MemoryIndex::Visit: `visit` must be
   // quick and must not use the store). Adds the entries visited to `entries_read`.
+  // `prefetch_bytes`: how much of each value `visit` reads.
   Status VisitIndexEntries(int64_t container_seq, std::string_view path, const std::optional<std::string>& partition_key,
-                           uint64_t& entries_read, const std::function<void(const IndexRow&)>& visit);
+                           size_t prefetch_bytes, uint64_t& entries_read,
+                           const std::function<void(const IndexRow&)>& visit);
   // How many index entries `path` has (documents with a scalar there): the latest count, even on a
   // snapshot (a planner's estimate).
   Result<int64_t> CountIndexEntries(int64_t container_seq, std::string_view path);

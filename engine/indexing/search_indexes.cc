@@ -1,7 +1,11 @@
 #include "engine/indexing/search_indexes.h"
 
+#include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <map>
+
+#include "query/functions/vector_kernel.h"
 
 namespace cosmos::engine {
 namespace {
@@ -35,6 +39,27 @@ const Json* ValueAt(const Json& document, const std::vector<std::string>& steps)
 
 void AppendCount(std::string& out, uint32_t count) {
   for (int shift = 24; shift >= 0; shift -= 8) out.push_back(static_cast<char>((count >> shift) & 0xFF));
+}
+
+// The layout ViewPackedVector reads: scale and squared norm (float32 each), the codes, padding
+// to four bytes, the floats.
+size_t CodesEnd(size_t dimensions) { return (2 * sizeof(float) + dimensions + 3) / 4 * 4; }
+
+std::string PackVector(const std::vector<float>& values) {
+  const size_t dimensions = values.size();
+  float largest = 0;
+  for (float x : values) largest = std::max(largest, std::fabs(x));
+  const float scale = largest / 127.0f;
+  const float norm_sq = query::PackedDot(values.data(), values.data(), dimensions);
+  std::string packed(CodesEnd(dimensions) + dimensions * sizeof(float), '\0');
+  std::memcpy(packed.data(), &scale, sizeof(float));
+  std::memcpy(packed.data() + sizeof(float), &norm_sq, sizeof(float));
+  for (size_t i = 0; i < dimensions; ++i) {
+    const float code = scale > 0 ? std::nearbyint(values[i] / scale) : 0.0f;
+    packed[2 * sizeof(float) + i] = static_cast<char>(static_cast<int8_t>(std::clamp(code, -127.0f, 127.0f)));
+  }
+  std::memcpy(packed.data() + CodesEnd(dimensions), values.data(), dimensions * sizeof(float));
+  return packed;
 }
 
 const Json& Member(const Json& object, const char* name) {
@@ -104,15 +129,14 @@ void SearchIndexes::AddEntries(const Json& document, std::vector<storage::IndexE
   for (const VectorIndexPath& index : vectors_) {
     const Json* vector = ValueAt(document, index.steps);
     if (vector == nullptr || !vector->is_array() || vector->size() != index.dimensions) continue;
-    std::string packed(index.dimensions * sizeof(float), '\0');
+    std::vector<float> values(index.dimensions);
     bool numbers = true;
     for (size_t i = 0; i < index.dimensions && numbers; ++i) {
       const Json& x = (*vector)[i];
       numbers = x.is_number();
-      const float f = numbers ? static_cast<float>(x.get<double>()) : 0.0f;
-      std::memcpy(packed.data() + i * sizeof(float), &f, sizeof(float));
+      values[i] = numbers ? static_cast<float>(x.get<double>()) : 0.0f;
     }
-    if (numbers) entries.push_back({VectorEntryPath(index.path), std::move(packed)});
+    if (numbers) entries.push_back({VectorEntryPath(index.path), PackVector(values)});
   }
   for (const FullTextIndexPath& index : full_text_) {
     const Json* text = ValueAt(document, index.steps);
@@ -131,6 +155,17 @@ void SearchIndexes::AddEntries(const Json& document, std::vector<storage::IndexE
       entries.push_back({entry_path, std::move(value)});
     }
   }
+}
+
+std::optional<PackedVectorView> ViewPackedVector(std::string_view value, size_t dimensions) {
+  if (value.size() != CodesEnd(dimensions) + dimensions * sizeof(float)) return std::nullopt;
+  PackedVectorView view;
+  std::memcpy(&view.scale, value.data(), sizeof(float));
+  std::memcpy(&view.norm_sq, value.data() + sizeof(float), sizeof(float));
+  view.codes = reinterpret_cast<const int8_t*>(value.data() + 2 * sizeof(float));
+  // Four-byte aligned: the allocator aligns the value, CodesEnd pads.
+  view.values = reinterpret_cast<const float*>(value.data() + CodesEnd(dimensions));
+  return view;
 }
 
 std::string VectorEntryPath(std::string_view path) {

@@ -3,8 +3,10 @@
 //  - a vector index (indexingPolicy.vectorIndexes, on a path of the vectorEmbeddingPolicy): one
 //    entry per document whose value at the path is an array of the embedding's dimensions in
 //    numbers, under "vector:<path>", holding the embedding packed as float32 (the policy's
-//    storage type; int8 and uint8 values are exact in it), so that a search reads the vectors
-//    without parsing a document (engine/queries/search_sources.h);
+//    storage type; int8 and uint8 values are exact in it) behind a quantized copy of it (one byte
+//    per dimension, with its scale) and its squared norm, so that a search reads a quarter of the
+//    bytes to bound every score and the floats of the few that may rank (engine/queries/
+//    search_sources.h) without parsing a document;
 //  - a full-text index (indexingPolicy.fullTextIndexes, in the language the fullTextPolicy gives
 //    the path): under "fulltext:<path>", per document whose value at the path is a string, one
 //    entry per distinct term (query/full_text_analyzer.h), "<term>\0<count>", and one "\0<terms>"
@@ -55,6 +57,17 @@ class SearchIndexes {
   std::vector<VectorIndexPath> vectors_;
   std::vector<FullTextIndexPath> full_text_;
 };
+
+// A vector index entry's parts: `scale` × codes[i] is dimension i within scale / 2; norm_sq is
+// query::PackedDot(values, values); `values` the float32 embedding.
+struct PackedVectorView {
+  float scale;
+  float norm_sq;
+  const int8_t* codes;
+  const float* values;
+};
+// The parts of an entry of an index of `dimensions`; nullopt for a value of another size.
+std::optional<PackedVectorView> ViewPackedVector(std::string_view value, size_t dimensions);
 
 // Where the entries of the index on `path` are kept.
 std::string VectorEntryPath(std::string_view path);

@@ -1,7 +1,12 @@
 #include "engine/queries/search_sources.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
+#include <limits>
+#include <functional>
+#include <queue>
+#include <unordered_set>
 
 #include "query/functions/vector_kernel.h"
 #include "query/vector_search.h"
@@ -9,6 +14,12 @@
 namespace cosmos::engine {
 namespace {
 
+// Scores are found in two steps. Every entry's quantized copy bounds its score (one byte a
+// dimension: a quarter of the floats' memory traffic); the entries whose bound could reach the
+// best scores are scored exactly from their floats, as VectorDistance scores the documents: during
+// that visit those that may be among the first few, later (another visit) a stretch at a time
+// as far as the query reads. A document is handed out once its exact score beats every bound not
+// yet scored, so the order is exact.
 class VectorOrdered : public StoredSource {
  public:
   VectorOrdered(storage::Transaction& txn, int64_t container_seq, const std::vector<ReadSegment>& segments,
@@ -20,29 +31,42 @@ class VectorOrdered : public StoredSource {
   bool in_order_by_order() const override { return true; }
 
   Result<bool> Next(query::SourceDocument& doc) override {
-    if (!scored_) COSMOS_RETURN_IF_ERROR(Score());
-    while (next_ < candidates_.size()) {
-      if (next_ == ordered_) OrderMore();
-      const Candidate candidate = candidates_[next_++];
-      COSMOS_ASSIGN_OR_RETURN(auto record, txn_.FindDocumentBySeq(container_seq_, candidate.seq));
+    if (!bounded_) COSMOS_RETURN_IF_ERROR(Bound());
+    for (;;) {
+      while (!pending_.empty() && (exact_.empty() || !(exact_.top().relevance > next_upper_))) {
+        COSMOS_RETURN_IF_ERROR(ScoreMore());
+      }
+      if (exact_.empty()) return false;
+      const Exact best = exact_.top();
+      exact_.pop();
+      COSMOS_ASSIGN_OR_RETURN(auto record, txn_.FindDocumentBySeq(container_seq_, best.seq));
       if (!record || IsExpired(*record, now_)) continue;
       const ReadSegment* segment = SegmentHolding(record->partition_key);
       if (segment == nullptr) continue;
       COSMOS_RETURN_IF_ERROR(ToSourceDocument(*record, segment->min_key, segment->max_key, doc));
-      doc.sort_key = SortKeyOf(candidate.score, candidate.seq);
-      doc.order_keys.assign(1, query::Value::Number(candidate.score));
+      doc.sort_key = SortKeyOf(best.score, best.seq);
+      doc.order_keys.assign(1, query::Value::Number(best.score));
       return true;
     }
-    return false;
   }
 
  private:
-  struct Candidate {
+  struct Bounded {
+    double upper;  // of the relevance: the score, negated for euclidean (larger is more similar)
+    int64_t seq;
+  };
+  struct Exact {
+    double relevance;
     double score;
     int64_t seq;
   };
-  // Documents ordered ahead of need: the first few, then four times as many each time.
-  static constexpr size_t kFirstOrdered = 32;
+  // Puts the more relevant on top of the heap, then the earlier in read order.
+  struct LessRelevant {
+    bool operator()(const Exact& a, const Exact& b) const {
+      return a.relevance != b.relevance ? a.relevance < b.relevance : a.seq > b.seq;
+    }
+  };
+  static constexpr size_t kFirstScored = 32;
 
   const ReadSegment* SegmentHolding(const std::string& partition_key) const {
     for (const ReadSegment& segment : segments_) {
@@ -57,42 +81,94 @@ class VectorOrdered : public StoredSource {
     return segments_.front().scopes.front().partition_key;
   }
 
-  Status Score() {
-    scored_ = true;
-    const size_t bytes = index_.dimensions * sizeof(float);
-    if (query_.size() != index_.dimensions) return Status();
-    // Scoring an embedding reads as many entries as it has 64-dimension blocks (request_charge.h
-    // prices entries): a vector search costs with the vectors it scores and their dimensions.
-    uint64_t visited = 0;
+  // The upper bound of every entry's relevance, from its codes.
+  Status Bound() {
+    bounded_ = true;
+    const size_t n = index_.dimensions;
+    if (query_.size() != n) return Status();
+    double l1 = 0;
+    for (float x : query_) l1 += std::fabs(static_cast<double>(x));
+    const double query_norm_sq = query::PackedDot(query_.data(), query_.data(), n);
+    query_norm_ = std::sqrt(query_norm_sq);
+    if (metric_ == query::VectorMetric::kCosine && query_norm_sq == 0) return Status();  // no direction
+    // |codes · query × scale − the score's dot product| ≤ scale × l1 × (1/2 for the codes'
+    // rounding, + float rounding of either sum: n/16 + 18 roundings of 2^-24 each, on products of
+    // at most 127 × scale × |q_i|), with room to spare.
+    const double rounding = (static_cast<double>(n) / 16 + 18) * 0x1p-24;
+    const double error_per_scale = l1 * (0.5 + 2 * 127 * rounding) * (1 + 1e-6);
+    uint64_t visited = 0, scored_in_full = 0;
     Status read = txn_.VisitIndexEntries(
-        container_seq_, VectorEntryPath(index_.path), OneLogicalPartition(), visited,
+        container_seq_, VectorEntryPath(index_.path), OneLogicalPartition(), 2 * sizeof(float) + n, visited,
         [&](const storage::IndexRow& row) {
-          if (row.value.size() != bytes) return;
-          // The entry's bytes are the floats the index packed (search_indexes.cc), suitably
-          // aligned by the allocator.
-          std::optional<double> score = query::PackedVectorScore(reinterpret_cast<const float*>(row.value.data()),
-                                                                 query_.data(), query_.size(), metric_);
-          if (score) candidates_.push_back({*score, row.document_seq});
+          std::optional<PackedVectorView> view = ViewPackedVector(row.value, n);
+          if (!view) return;
+          const double estimate = static_cast<double>(view->scale) * query::QuantizedDot(view->codes, query_.data(), n);
+          const double error = static_cast<double>(view->scale) * error_per_scale;
+          double upper = estimate + error;
+          switch (metric_) {
+            case query::VectorMetric::kDotProduct:
+              break;
+            case query::VectorMetric::kCosine:
+              if (view->norm_sq == 0) return;  // no direction, no score
+              upper /= std::sqrt(static_cast<double>(view->norm_sq)) * query_norm_;
+              break;
+            case query::VectorMetric::kEuclidean: {
+              // The squared distance is |d|² + |q|² - 2 d·q, within float rounding of either sum.
+              const double norms = static_cast<double>(view->norm_sq) + query_norm_sq;
+              const double slack = 1e-4 * (norms + 2 * std::fabs(estimate) + 2 * error);
+              upper = -std::sqrt(std::max(0.0, norms - 2 * (estimate + error) - slack));
+              break;
+            }
+          }
+          // Scored at once while it may be among the best kFirstScored (a threshold that rises as
+          // the visit goes), so that a TOP k page needs no second visit.
+          if (best_.size() < kFirstScored || upper > best_.top()) {
+            std::optional<double> score = query::PackedVectorScore(view->values, query_.data(), n, metric_);
+            ++scored_in_full;
+            if (!score) return;
+            const double relevance = descending_ ? *score : -*score;
+            exact_.push({relevance, *score, row.document_seq});
+            best_.push(relevance);
+            if (best_.size() > kFirstScored) best_.pop();
+            return;
+          }
+          pending_.push_back({upper, row.document_seq});
         });
-    entries_read_ += visited * ((index_.dimensions + 63) / 64);
+    entries_read_ += visited + scored_in_full * ((n + 63) / 64);
+    next_upper_ = -std::numeric_limits<double>::infinity();
+    for (const Bounded& entry : pending_) next_upper_ = std::max(next_upper_, entry.upper);
     return read;
   }
 
-  // Most similar first, then in read (seq) order.
-  bool Before(const Candidate& a, const Candidate& b) const {
-    if (a.score != b.score) return descending_ ? a.score > b.score : a.score < b.score;
-    return a.seq < b.seq;
-  }
+  // Scores exactly the next stretch of entries with the highest bounds.
+  Status ScoreMore() {
+    const size_t take = std::min(pending_.size(), scored_stretch_);
+    scored_stretch_ *= 4;
+    auto higher = [](const Bounded& a, const Bounded& b) { return a.upper > b.upper; };
+    if (take < pending_.size()) {
+      std::nth_element(pending_.begin(), pending_.begin() + static_cast<std::ptrdiff_t>(take), pending_.end(), higher);
+    }
+    std::unordered_set<int64_t> scoring;
+    for (size_t i = 0; i < take; ++i) scoring.insert(pending_[i].seq);
+    pending_.erase(pending_.begin(), pending_.begin() + static_cast<std::ptrdiff_t>(take));
+    next_upper_ = -std::numeric_limits<double>::infinity();
+    for (const Bounded& entry : pending_) next_upper_ = std::max(next_upper_, entry.upper);
 
-  // Orders the next stretch of candidates (partial selection: a TOP k page orders a few of them).
-  void OrderMore() {
-    const size_t want = ordered_ == 0 ? kFirstOrdered : ordered_ * 4;
-    const auto begin = candidates_.begin() + static_cast<std::ptrdiff_t>(ordered_);
-    const auto end = candidates_.begin() + static_cast<std::ptrdiff_t>(std::min(want, candidates_.size()));
-    auto before = [this](const Candidate& a, const Candidate& b) { return Before(a, b); };
-    std::nth_element(begin, end, candidates_.end(), before);
-    std::sort(begin, end, before);
-    ordered_ = static_cast<size_t>(end - candidates_.begin());
+    const size_t n = index_.dimensions;
+    uint64_t walked = 0;  // the entries passed over: their bounds were paid for
+    Status read = txn_.VisitIndexEntries(
+        container_seq_, VectorEntryPath(index_.path), OneLogicalPartition(), /*prefetch_bytes=*/0, walked,
+        [&](const storage::IndexRow& row) {
+          if (!scoring.contains(row.document_seq)) return;
+          std::optional<PackedVectorView> view = ViewPackedVector(row.value, n);
+          if (!view) return;
+          std::optional<double> score = query::PackedVectorScore(view->values, query_.data(), n, metric_);
+          if (!score) return;
+          exact_.push({descending_ ? *score : -*score, *score, row.document_seq});
+        });
+    // Scoring an embedding in full reads as many entries as it has 64-dimension blocks.
+    entries_read_ += take * ((n + 63) / 64);
+    return read;
   }
 
   const std::vector<ReadSegment>& segments_;
@@ -101,10 +177,14 @@ class VectorOrdered : public StoredSource {
   const query::VectorMetric metric_;
   const bool descending_;
   uint64_t& entries_read_;
-  bool scored_ = false;
-  std::vector<Candidate> candidates_;
-  size_t ordered_ = 0;  // candidates_[0, ordered_) are in order, and precede the rest
-  size_t next_ = 0;
+  double query_norm_ = 0;
+  bool bounded_ = false;
+  std::vector<Bounded> pending_;  // bounded, not scored yet
+  double next_upper_ = 0;         // the highest bound among them
+  size_t scored_stretch_ = kFirstScored;
+  std::priority_queue<Exact, std::vector<Exact>, LessRelevant> exact_;  // scored, not handed out yet
+  // While bounding: the relevances of the best kFirstScored scored so far, the least on top.
+  std::priority_queue<double, std::vector<double>, std::greater<double>> best_;
 };
 
 }  // namespace

@@ -10,6 +10,7 @@
 // Arguments that are not two arrays of numbers of one length give undefined, as a document
 // without the embedding does.
 #include <cmath>
+#include <cstdint>
 #include <string>
 
 #include <vector>
@@ -52,11 +53,27 @@ float Dot(const float* a, const float* b, size_t n) {
   return SumOfProducts(a, b, n, [](float x, float y) { return x * y; });
 }
 
+__attribute__((target_clones("avx2", "default"))) float CodesDot(const int8_t* codes, const float* b, size_t n) {
+  float lanes[kLanes] = {};
+  size_t i = 0;
+  for (; i + kLanes <= n; i += kLanes) {
+    for (size_t lane = 0; lane < kLanes; ++lane) lanes[lane] += static_cast<float>(codes[i + lane]) * b[i + lane];
+  }
+  for (size_t lane = 0; i < n; ++i, ++lane) lanes[lane] += static_cast<float>(codes[i]) * b[i];
+  float sum = 0;
+  for (float lane : lanes) sum += lane;
+  return sum;
+}
+
 float SquaredDistance(const float* a, const float* b, size_t n) {
   return SumOfProducts(a, b, n, [](float x, float y) { return (x - y) * (x - y); });
 }
 
 }  // namespace
+
+float PackedDot(const float* a, const float* b, size_t dimensions) { return Dot(a, b, dimensions); }
+
+float QuantizedDot(const int8_t* codes, const float* b, size_t dimensions) { return CodesDot(codes, b, dimensions); }
 
 std::optional<double> PackedVectorScore(const float* a, const float* b, size_t dimensions, VectorMetric metric) {
   switch (metric) {

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 
 #include "query/functions/registry.h"
@@ -17,5 +18,12 @@ namespace cosmos::query {
 // cosine: the cosine of the angle (nullopt when either vector is zero: no direction);
 // dotproduct: the dot product; euclidean: the distance.
 std::optional<double> PackedVectorScore(const float* a, const float* b, size_t dimensions, VectorMetric metric);
+
+// The dot product as PackedVectorScore sums it (a cosine's squared norms are PackedDot(a, a)).
+float PackedDot(const float* a, const float* b, size_t dimensions);
+
+// The dot product of int8 codes with a float vector, summed the same way: a vector index's
+// estimate of a score before it computes the score itself.
+float QuantizedDot(const int8_t* codes, const float* b, size_t dimensions);
 
 }  // namespace cosmos::query
