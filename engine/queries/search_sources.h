@@ -1,9 +1,10 @@
 // Document sources of search queries, read from the search indexes (engine/indexing/
 // search_indexes.h) rather than by scanning every document:
 //  - VectorOrderSource: ORDER BY VectorDistance(path, vector) over a vector-indexed path: every
-//    embedding of the index scored against the query vector, the documents then loaded most
-//    similar first (ties in read order). Scores are those VectorDistance gives on the documents
-//    (query/functions/vector_kernel.h), so the order is exact whatever the index type.
+//    embedding's score bounded from its quantized copy, those that may rank scored from their
+//    floats, the documents then loaded most similar first (ties in read order). Scores are those
+//    VectorDistance gives on the documents (query/functions/vector_kernel.h), and a document comes
+//    only once its score beats every bound left, so the order is exact whatever the index type.
 // Thread-safety: a source belongs to one query page on one thread.
 #pragma once
 
