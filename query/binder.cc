@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <limits>
 #include <string>
 
@@ -429,6 +430,25 @@ std::string DocumentPolicyPath(const Expr& e, std::string_view alias) {
     }
   }
   return path;
+}
+
+void ForEachExpression(const SelectQuery& query, const std::function<void(const Expr&, std::string_view)>& visit_expr) {
+  const std::string root_alias = query.from.empty() ? "" : query.from[0].alias;
+  std::function<void(const SelectQuery&)> visit_query;
+  std::function<void(const Expr&)> visit = [&](const Expr& e) {
+    visit_expr(e, root_alias);
+    for (const auto& child : e.children) visit(*child);
+    for (const auto& field : e.fields) visit(*field.second);
+    if (e.subquery) visit_query(*e.subquery);
+  };
+  visit_query = [&](const SelectQuery& q) {
+    for (const auto& source : q.from) visit(*source.collection);
+    for (const auto& item : q.items) visit(*item.expr);
+    if (q.where) visit(*q.where);
+    for (const auto& g : q.group_by) visit(*g);
+    for (const auto& o : q.order_by) visit(*o.expr);
+  };
+  visit_query(query);
 }
 
 std::string PathText(const Expr& e) {

@@ -11,6 +11,7 @@
 // Thread-safety: a BoundQuery is immutable after Bind and may be shared across threads.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -94,6 +95,9 @@ bool IsDocumentPath(const Expr& e);
 std::optional<std::vector<std::string>> DocumentPathSteps(const Expr& e, std::string_view alias);
 // The same path as container policies write it, "/a/b"; empty for any other expression or root.
 std::string DocumentPolicyPath(const Expr& e, std::string_view alias);
+// Calls visit(e, root_alias) for every expression of `query`, subqueries included, with the top
+// query's FROM alias (under which the paths of its subqueries are the document's too).
+void ForEachExpression(const SelectQuery& query, const std::function<void(const Expr&, std::string_view)>& visit);
 // The property names a non-VALUE select list produces: the alias, the inferred name (the last
 // property name of c.a or c["a"], or the alias itself), or $1, $2... for the other items.
 std::vector<std::string> OutputNames(const SelectQuery& q);

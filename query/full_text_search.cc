@@ -1,6 +1,5 @@
 #include "query/full_text_search.h"
 
-#include <functional>
 #include <string>
 
 #include "common/encoding.h"
@@ -20,27 +19,6 @@ bool IsFullTextCall(const Expr& e) {
     if (IsSystemCall(e, name)) return true;
   }
   return false;
-}
-
-// Calls visit(e, root_alias) for every expression of `query`, subqueries included (their paths
-// are under the top query's FROM alias too).
-void ForEachExpr(const SelectQuery& query, const std::function<void(const Expr&, std::string_view)>& visit_expr) {
-  const std::string root_alias = query.from.empty() ? "" : query.from[0].alias;
-  std::function<void(const SelectQuery&)> visit_query;
-  std::function<void(const Expr&)> visit = [&](const Expr& e) {
-    visit_expr(e, root_alias);
-    for (const auto& child : e.children) visit(*child);
-    for (const auto& field : e.fields) visit(*field.second);
-    if (e.subquery) visit_query(*e.subquery);
-  };
-  visit_query = [&](const SelectQuery& q) {
-    for (const auto& source : q.from) visit(*source.collection);
-    for (const auto& item : q.items) visit(*item.expr);
-    if (q.where) visit(*q.where);
-    for (const auto& g : q.group_by) visit(*g);
-    for (const auto& o : q.order_by) visit(*o.expr);
-  };
-  visit_query(query);
 }
 
 TextLanguage PolicyLanguage(const Json& policy, const std::string& path) {
@@ -100,24 +78,12 @@ Result<std::vector<std::vector<std::string>>> ScorePhrases(const Expr& call, con
   return phrases;
 }
 
-// The value at `steps` of `document` (property names only), or null.
-const Json* ValueAt(const Json& document, const std::vector<std::string>& steps) {
-  const Json* at = &document;
-  for (const std::string& step : steps) {
-    if (!at->is_object()) return nullptr;
-    auto next = at->find(step);
-    if (next == at->end()) return nullptr;
-    at = &*next;
-  }
-  return at;
-}
-
 }  // namespace
 
 std::unordered_map<const Expr*, TextLanguage> ResolveTextLanguages(const SelectQuery& query,
                                                                    const Json& full_text_policy) {
   std::unordered_map<const Expr*, TextLanguage> languages;
-  ForEachExpr(query, [&](const Expr& e, std::string_view root_alias) {
+  ForEachExpression(query, [&](const Expr& e, std::string_view root_alias) {
     if (!IsFullTextCall(e) || e.children.empty()) return;
     languages[&e] = PolicyLanguage(full_text_policy, DocumentPolicyPath(*e.children[0], root_alias));
   });
@@ -182,7 +148,7 @@ Result<std::unordered_map<const Expr*, Bm25Statistics>> GatherFullTextStatistics
     for (const Scored& s : scored) {
       Bm25Statistics& of_call = statistics[s.call];
       of_call.document_count += 1;
-      const Json* text = ValueAt(*document.json, s.path);
+      const Json* text = ValueAtSteps(*document.json, s.path);
       if (text == nullptr || !text->is_string()) continue;
       const std::vector<std::string> terms = AnalyzeText(text->get_ref<const std::string&>(), s.language);
       of_call.total_words += static_cast<double>(terms.size());

@@ -75,26 +75,13 @@ VectorMetric ResolveVectorMetric(const Expr& call, std::string_view root_alias, 
 
 namespace {
 
-// Calls visit(call, root_alias) for every VectorDistance call of `query`, subqueries included.
-// Document paths are under the top query's FROM alias, in its subqueries too.
+// Calls visit(call, root_alias) for every VectorDistance (and _VectorScore) call of `query`,
+// subqueries included.
 void ForEachVectorDistance(const SelectQuery& query,
                            const std::function<void(const Expr&, std::string_view)>& visit_call) {
-  const std::string root_alias = query.from.empty() ? "" : query.from[0].alias;
-  std::function<void(const SelectQuery&)> visit_query;
-  std::function<void(const Expr&)> visit = [&](const Expr& e) {
+  ForEachExpression(query, [&](const Expr& e, std::string_view root_alias) {
     if (IsSystemCall(e, "VectorDistance") || IsSystemCall(e, "_VectorScore")) visit_call(e, root_alias);
-    for (const auto& child : e.children) visit(*child);
-    for (const auto& field : e.fields) visit(*field.second);
-    if (e.subquery) visit_query(*e.subquery);
-  };
-  visit_query = [&](const SelectQuery& q) {
-    for (const auto& source : q.from) visit(*source.collection);
-    for (const auto& item : q.items) visit(*item.expr);
-    if (q.where) visit(*q.where);
-    for (const auto& g : q.group_by) visit(*g);
-    for (const auto& o : q.order_by) visit(*o.expr);
-  };
-  visit_query(query);
+  });
 }
 
 // The policy's embedding for `path`, or null.

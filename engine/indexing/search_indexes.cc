@@ -26,16 +26,6 @@ std::vector<std::string> StepsOf(std::string_view path) {
   return steps;
 }
 
-const Json* ValueAt(const Json& document, const std::vector<std::string>& steps) {
-  const Json* at = &document;
-  for (const std::string& step : steps) {
-    if (!at->is_object()) return nullptr;
-    auto next = at->find(step);
-    if (next == at->end()) return nullptr;
-    at = &*next;
-  }
-  return at;
-}
 
 void AppendCount(std::string& out, uint32_t count) {
   for (int shift = 24; shift >= 0; shift -= 8) out.push_back(static_cast<char>((count >> shift) & 0xFF));
@@ -127,7 +117,7 @@ const FullTextIndexPath* SearchIndexes::FullTextIndexOn(std::string_view path) c
 
 void SearchIndexes::AddEntries(const Json& document, std::vector<storage::IndexEntry>& entries) const {
   for (const VectorIndexPath& index : vectors_) {
-    const Json* vector = ValueAt(document, index.steps);
+    const Json* vector = ValueAtSteps(document, index.steps);
     if (vector == nullptr || !vector->is_array() || vector->size() != index.dimensions) continue;
     std::vector<float> values(index.dimensions);
     bool numbers = true;
@@ -139,7 +129,7 @@ void SearchIndexes::AddEntries(const Json& document, std::vector<storage::IndexE
     if (numbers) entries.push_back({VectorEntryPath(index.path), PackVector(values)});
   }
   for (const FullTextIndexPath& index : full_text_) {
-    const Json* text = ValueAt(document, index.steps);
+    const Json* text = ValueAtSteps(document, index.steps);
     if (text == nullptr || !text->is_string()) continue;
     const std::vector<std::string> terms = query::AnalyzeText(text->get_ref<const std::string&>(), index.language);
     const std::string entry_path = FullTextEntryPath(index.path);

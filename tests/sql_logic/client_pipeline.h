@@ -20,8 +20,9 @@
 // counted as the .NET SDK does.
 // A non-streaming ORDER BY (vector search) is merged as ORDER BY is: the SDK's priority queue
 // gives the same rows, ties apart.
-// Not modelled: continuation tokens handed back to the caller, splits during the query (a 410
-// is returned as an error) and hybrid search.
+// A hybrid search plan (ORDER BY RANK) runs as hybrid_pipeline.h models it.
+// Not modelled: continuation tokens handed back to the caller and splits during the query (a 410
+// is returned as an error).
 // Thread-compatible: one call runs one query.
 #pragma once
 
