@@ -32,6 +32,11 @@ bool IsSimilarityOrder(const OrderByItem& item) {
          (IsSystemCall(*item.expr, "_VectorScore") && !item.explicit_direction);
 }
 
+bool DropsUnscoredRows(const OrderByItem& item) {
+  if (IsSystemCall(*item.expr, "VectorDistance") || IsSystemCall(*item.expr, "_VectorScore")) return true;
+  return IsSystemCall(*item.expr, "_FullTextScore") && item.explicit_direction && !item.descending;
+}
+
 bool IsScoreCall(const Expr& e) {
   for (std::string_view name : {"VectorDistance", "_VectorScore", "FullTextScore", "_FullTextScore"}) {
     if (IsSystemCall(e, name)) return true;

@@ -45,6 +45,11 @@ bool IsSystemCall(const Expr& e, std::string_view name);
 // is negative writes the direction that reverses it).
 bool IsSimilarityOrder(const OrderByItem& item);
 
+// Whether a sort by `item` leaves out the rows without a score: VectorDistance and _VectorScore in
+// either direction (a document without a vector has none), and a hybrid plan's reversed
+// _FullTextScore ... ASC, whose unscored rows would otherwise come first and fill its TOP.
+bool DropsUnscoredRows(const OrderByItem& item);
+
 // A score a sort can only be computed by evaluating: VectorDistance, FullTextScore and their
 // internal forms (the SDKs merge such sorts as non-streaming ORDER BY).
 bool IsScoreCall(const Expr& e);

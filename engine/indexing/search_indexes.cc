@@ -125,6 +125,7 @@ void SearchIndexes::AddEntries(const Json& document, std::vector<storage::IndexE
       const Json& x = (*vector)[i];
       numbers = x.is_number();
       values[i] = numbers ? static_cast<float>(x.get<double>()) : 0.0f;
+      numbers = numbers && std::isfinite(values[i]);  // beyond float32's range: no embedding to index
     }
     if (numbers) entries.push_back({VectorEntryPath(index.path), PackVector(values)});
   }

@@ -1,5 +1,8 @@
 #include "engine/planning/search_paths.h"
 
+#include <algorithm>
+#include <cmath>
+
 #include "query/full_text_analyzer.h"
 #include "query/plan/query_plan.h"
 #include "query/vector_search.h"
@@ -124,20 +127,24 @@ std::optional<FullTextOrder> FindFullTextOrder(const IndexingPolicy& policy, con
     searches.push_back(std::move(*search));
   }
   std::optional<std::vector<std::string>> terms = SingleTerms(searches, index->language);
-  if (!terms) return std::nullopt;
+  if (!terms || terms->empty()) return std::nullopt;  // FullTextScore(c.text, []) is the evaluator's 400
   FullTextOrder order{call, index, std::move(*terms), std::nullopt};
   if (internal) {
     const size_t n = call->children.size();
     std::optional<Json> documents = ConstantArgument(*call->children[n - 3], parameters);
     std::optional<Json> words = ConstantArgument(*call->children[n - 2], parameters);
     std::optional<Json> hits = ConstantArgument(*call->children[n - 1], parameters);
-    if (!documents || !words || !hits || !documents->is_number() || !words->is_number() || !hits->is_array()) {
+    // Statistics as the SDKs gather them: counts. Others (negative, not numbers) are the
+    // evaluator's to score.
+    const auto count = [](const Json& x) { return x.is_number() && std::isfinite(x.get<double>()) && x.get<double>() >= 0; };
+    if (!documents || !words || !hits || !count(*documents) || !count(*words) || !hits->is_array() ||
+        !std::all_of(hits->begin(), hits->end(), count)) {
       return std::nullopt;
     }
     query::Bm25Statistics statistics;
     statistics.document_count = documents->get<double>();
     statistics.total_words = words->get<double>();
-    for (const Json& h : *hits) statistics.hit_counts.push_back(h.is_number() ? h.get<double>() : 0);
+    for (const Json& h : *hits) statistics.hit_counts.push_back(h.get<double>());
     order.statistics = std::move(statistics);
   }
   return order;

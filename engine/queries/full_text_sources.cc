@@ -12,17 +12,17 @@
 namespace cosmos::engine {
 namespace {
 
-// The one logical partition the segments hold, or "" when they hold one physical partition that
-// is the container's whole key range; nullopt otherwise (the index cannot tell).
-std::optional<std::optional<std::string>> IndexScope(const std::vector<ReadSegment>& segments) {
-  if (segments.size() != 1 || segments.front().scopes.size() != 1) return std::nullopt;
+// Whether the segments are one physical partition that is the container's whole key range: the
+// index's entries are then exactly the documents read. (A logical partition's entries are found by
+// the hash of its key, which another partition may share: its corpus would count that one's too.)
+bool WholeContainer(const std::vector<ReadSegment>& segments) {
+  if (segments.size() != 1 || segments.front().scopes.size() != 1) return false;
   const ReadSegment& segment = segments.front();
   const storage::DocumentScope& scope = segment.scopes.front();
-  if (scope.partition_key) return std::optional<std::string>(*scope.partition_key);
+  if (scope.partition_key) return false;
   const bool whole_range = segment.min_key.empty() && segment.max_key == kMaxEffectivePartitionKey;
   const bool whole_scope = scope.min_key.empty() && (!scope.max_key || *scope.max_key >= kMaxEffectivePartitionKey);
-  if (whole_range && whole_scope) return std::optional<std::string>();
-  return std::nullopt;
+  return whole_range && whole_scope;
 }
 
 class FullTextOrdered : public StoredSource {
@@ -44,7 +44,6 @@ class FullTextOrdered : public StoredSource {
       COSMOS_ASSIGN_OR_RETURN(auto record, txn_.FindDocumentBySeq(container_seq_, ranked.seq));
       if (!record || IsExpired(*record, now_)) continue;
       const ReadSegment& segment = segments_.front();
-      if (!segment.Holds(record->partition_key)) continue;  // a logical partition's hash twin
       COSMOS_RETURN_IF_ERROR(ToSourceDocument(*record, segment.min_key, segment.max_key, doc));
       doc.sort_key = SortKeyOf(ranked.score, ranked.seq);
       doc.order_keys.assign(1, query::Value::Number(ranked.score));
@@ -82,8 +81,8 @@ class FullTextOrdered : public StoredSource {
       const FullTextTermRange bounds = FullTextTermBounds(terms_[q]);
       COSMOS_ASSIGN_OR_RETURN(std::vector<storage::IndexRow> rows,
                               txn_.ScanIndex(container_seq_, entry_path, bounds.lower, true, bounds.upper, false,
-                                             /*descending=*/false, segments_.front().scopes.front().partition_key,
-                                             std::nullopt, std::numeric_limits<int64_t>::max()));
+                                             /*descending=*/false, std::nullopt, std::nullopt,
+                                             std::numeric_limits<int64_t>::max()));
       entries_read_ += rows.size();
       for (const storage::IndexRow& row : rows) {
         if (!corpus_.lengths.contains(row.document_seq)) continue;
@@ -128,19 +127,13 @@ Result<std::optional<FullTextCorpus>> ReadFullTextCorpus(storage::Transaction& t
                                                          const FullTextIndexPath& index,
                                                          const std::vector<ReadSegment>& segments,
                                                          uint64_t& entries_read) {
-  std::optional<std::optional<std::string>> scope = IndexScope(segments);
-  if (!scope) return std::optional<FullTextCorpus>();
+  if (!WholeContainer(segments)) return std::optional<FullTextCorpus>();
   FullTextCorpus corpus;
-  if (*scope) {
-    COSMOS_ASSIGN_OR_RETURN(auto size, txn.GetLogicalPartitionSize(container_seq, **scope));
-    corpus.documents = size.document_count;
-  } else {
-    COSMOS_ASSIGN_OR_RETURN(auto size, txn.MeasureKeyRange(container_seq, "", kMaxEffectivePartitionKey));
-    corpus.documents = size.document_count;
-  }
+  COSMOS_ASSIGN_OR_RETURN(auto size, txn.MeasureKeyRange(container_seq, "", kMaxEffectivePartitionKey));
+  corpus.documents = size.document_count;
   COSMOS_ASSIGN_OR_RETURN(std::vector<storage::IndexRow> rows,
                           txn.ScanIndex(container_seq, FullTextEntryPath(index.path), kFullTextLengthLower, true,
-                                        kFullTextLengthUpper, false, /*descending=*/false, *scope, std::nullopt,
+                                        kFullTextLengthUpper, false, /*descending=*/false, std::nullopt, std::nullopt,
                                         std::numeric_limits<int64_t>::max()));
   entries_read += rows.size();
   corpus.lengths.reserve(rows.size());

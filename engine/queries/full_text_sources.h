@@ -9,8 +9,10 @@
 //    ORDER BY _FullTextScore(path, [terms], N, words, [hits]) DESC: the documents holding a term
 //    scored from their entries, most relevant first, then those whose text holds none (score 0),
 //    then those without a text, each group in read order: the order evaluating the score gives.
-// The index serves one physical partition whole, or one logical partition: its entries carry no
-// partition key range, so a read of part of a partition's range falls back to the documents.
+// The index serves a container of one physical partition, read whole: its entries carry no
+// partition key range (and only a hash of the logical partition), so any narrower read falls back
+// to the documents, as does a container whose documents expire (its entries outlive them until
+// the sweep).
 // Phrases of several terms count occurrences of the whole phrase, which the index does not hold:
 // such queries are evaluated on the documents too.
 // Thread-safety: a source belongs to one query page on one thread.
@@ -40,6 +42,7 @@ struct FullTextCorpus {
 };
 
 // The corpus of `segments`, or nullopt when the index cannot tell which documents they hold.
+// REQUIRES: the container's documents do not expire.
 Result<std::optional<FullTextCorpus>> ReadFullTextCorpus(storage::Transaction& txn, int64_t container_seq,
                                                          const FullTextIndexPath& index,
                                                          const std::vector<ReadSegment>& segments,

@@ -315,7 +315,9 @@ Result<query::QueryPage> Queries::ReadPage(storage::Transaction& txn, const Reso
                             : FindVectorOrder(container.indexing, prepared, parameters,
                                               vector_policy != container.properties.end() ? *vector_policy : Json());
   // A hybrid search plan's statistics query over full-text indexes: one row from their entries.
-  if (!container.index_build) {
+  // (Documents that expire keep their entries until the sweep: those containers read documents.)
+  const bool full_text_index_serves = !container.index_build && !container.default_ttl.has_value();
+  if (full_text_index_serves) {
     COSMOS_ASSIGN_OR_RETURN(std::optional<Json> statistics_row,
                             StatisticsFromIndex(txn, container.container.seq, container.indexing.search(),
                                                 prepared.root(), segments, index_reads.entries));
@@ -328,7 +330,7 @@ Result<query::QueryPage> Queries::ReadPage(storage::Transaction& txn, const Reso
   }
   // ORDER BY RANK FullTextScore over a full-text index: its corpus and statistics, read once.
   std::optional<FullTextOrder> full_text_order =
-      container.index_build ? std::nullopt : FindFullTextOrder(container.indexing, prepared, parameters);
+      full_text_index_serves ? FindFullTextOrder(container.indexing, prepared, parameters) : std::nullopt;
   std::optional<FullTextCorpus> full_text_corpus;
   if (full_text_order) {
     COSMOS_ASSIGN_OR_RETURN(full_text_corpus, ReadFullTextCorpus(txn, container.container.seq, *full_text_order->index,

@@ -132,6 +132,10 @@ class VectorOrdered : public StoredSource {
             if (best_.size() > kFirstScored) best_.pop();
             return;
           }
+          // A scale too small for float's normal numbers holds no usable codes: no bound.
+          if (!std::isfinite(upper) || (view->scale < std::numeric_limits<float>::min() && view->norm_sq != 0)) {
+            upper = std::numeric_limits<double>::infinity();
+          }
           pending_.push_back({upper, row.document_seq});
         });
     entries_read_ += visited + scored_in_full * ((n + 63) / 64);

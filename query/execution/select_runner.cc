@@ -166,7 +166,7 @@ Status SelectRunner::Accept(Row& row, std::vector<Value>* streamed) {
   std::vector<Value> keys = SortKeys(row);
   // ORDER BY VectorDistance lists the documents a vector index would: those with a score.
   for (size_t i = 0; i < keys.size() && i < q_.order_by.size(); ++i) {
-    if (keys[i].is_undefined() && IsSimilarityOrder(q_.order_by[i])) return Status();
+    if (keys[i].is_undefined() && DropsUnscoredRows(q_.order_by[i])) return Status();
   }
   sorted_.push_back({std::move(keys), sequence_++, std::move(projected), std::move(position), std::move(sort_key)});
   // A fused rank depends on every row: none can be dropped before Finish.

@@ -158,9 +158,9 @@ Value VectorDistance(std::span<const Value> args, FunctionContext& ctx) {
 
 void RegisterVectorFunctions(FunctionRegistry& registry) {
   registry.AddScalar("VectorDistance", 2, 4, VectorDistance);
-  // The hybrid search plan's component queries score vectors with _VectorScore(path, vector): the
-  // distance function of the container's policy for the path, resolved like VectorDistance's.
-  registry.AddScalar("_VectorScore", 2, 2, VectorDistance);
+  // The hybrid search plan's component queries score vectors with _VectorScore(path, vector
+  // [, bruteForce, options]): VectorDistance's arguments, the options the query wrote carried over.
+  registry.AddScalar("_VectorScore", 2, 4, VectorDistance);
 }
 
 }  // namespace cosmos::query

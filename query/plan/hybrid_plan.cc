@@ -33,7 +33,6 @@ constexpr uint64_t kMinimumComponentRows = 120;
 struct Component {
   std::string score;     // the internal form, placeholders included
   bool descending;       // most relevant first (or reversed by a negative weight)
-  bool most_relevant_first_descends;  // the order before any weight reverses it
   bool written_order;    // whether the rewritten ORDER BY writes ASC/DESC
   std::string missing;   // what `componentScores` holds for a row without the score
 };
@@ -104,7 +103,7 @@ Result<Json> BuildHybridSearchQueryInfo(const SelectQuery& query, const Json& pa
       std::string score = Cat({"_FullTextScore(", text, ", [", JoinFormatted(phrases, [](const std::string& p) { return p; }),
                                "], ", kDocumentCountPlaceholder, ", ", kWordCountPlaceholder, index, "}, ",
                                kHitCountsPlaceholder, index, "})"});
-      components.push_back({std::move(score), !reversed, true, true, reversed ? std::string(kHighestDouble) : "-1"});
+      components.push_back({std::move(score), !reversed, true, reversed ? std::string(kHighestDouble) : "-1"});
       std::string hits = JoinFormatted(phrases, [&](const std::string& phrase) {
         return Cat({"COUNTIF(FullTextContains(", text, ", ", phrase, "))"});
       });
@@ -116,9 +115,12 @@ Result<Json> BuildHybridSearchQueryInfo(const SelectQuery& query, const Json& pa
       const bool most_similar_first_descends = MostSimilarFirstDescends(
           ResolveVectorMetric(call, root_alias, parameters, options.vector_embedding_policy));
       const bool descending = most_similar_first_descends != reversed;
+      // The options the query wrote (a distance function) go along: the engine scores with them.
+      std::string options;
+      for (size_t i = 2; i < call.children.size(); ++i) options += Cat({", ", FormatExpr(*call.children[i])});
       std::string score = Cat({"_VectorScore(", FormatExpr(*call.children[path]), ", ",
-                               FormatExpr(*call.children[1 - path]), ")"});
-      components.push_back({std::move(score), descending, most_similar_first_descends, reversed,
+                               FormatExpr(*call.children[1 - path]), options, ")"});
+      components.push_back({std::move(score), descending, reversed,
                             std::string(descending ? kLowestDouble : kHighestDouble)});
     }
   }
@@ -135,9 +137,10 @@ Result<Json> BuildHybridSearchQueryInfo(const SelectQuery& query, const Json& pa
   std::string component_scores;
   if (!skip_order_by_rewrite || flat) {
     component_scores = JoinFormatted(components, [&](const Component& c) {
+      // Flat components have no sort order: the SDK ranks every one by descending score, so
+      // those sorted ascending (euclidean, or reversed by a negative weight) give negated scores.
       std::string score = Cat({"(", c.score, " ?? ", c.missing, ")"});
-      const bool reversed = c.descending != c.most_relevant_first_descends;
-      return flat && reversed ? Cat({"(-1 * ", score, ")"}) : score;
+      return flat && !c.descending ? Cat({"(-1 * ", score, ")"}) : score;
     });
   }
   const std::string payload = plan_internal::SelectPayload(query);
