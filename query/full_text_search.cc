@@ -40,31 +40,12 @@ TextLanguage PolicyLanguage(const Json& policy, const std::string& path) {
   return language.value_or(TextLanguage::kEnglish);
 }
 
-// A search argument's value known before the rows: a literal, a parameter, or an array of those.
-std::optional<Json> SearchConstantOf(const Expr& e, const Json& parameters) {
-  if (e.kind == ExprKind::kLiteral && !e.literal_undefined) return e.literal;
-  if (e.kind == ExprKind::kParameter) {
-    if (const Json* value = FindParameter(parameters, e.name)) return *value;
-    return std::nullopt;
-  }
-  if (e.kind == ExprKind::kArrayLiteral) {
-    Json array = Json::array();
-    for (const auto& element : e.children) {
-      std::optional<Json> value = SearchConstantOf(*element, parameters);
-      if (!value) return std::nullopt;
-      array.push_back(std::move(*value));
-    }
-    return array;
-  }
-  return std::nullopt;
-}
-
 // The phrases FullTextScore(text, searches...) scores, analyzed.
 Result<std::vector<std::vector<std::string>>> ScorePhrases(const Expr& call, const Json& parameters,
                                                            TextLanguage language) {
   std::vector<std::vector<std::string>> phrases;
   for (size_t i = 1; i < call.children.size(); ++i) {
-    std::optional<Json> search = SearchConstantOf(*call.children[i], parameters);
+    std::optional<Json> search = ConstantValue(*call.children[i], parameters);
     std::vector<const Json*> strings;
     if (search && search->is_string()) strings.push_back(&*search);
     if (search && search->is_array()) {

@@ -5,27 +5,11 @@
 #include <cstring>
 #include <map>
 
+#include "engine/indexing/indexing_policy.h"
 #include "query/functions/vector_kernel.h"
 
 namespace cosmos::engine {
 namespace {
-
-std::vector<std::string> StepsOf(std::string_view path) {
-  std::vector<std::string> steps;
-  size_t at = 0;
-  while (at < path.size()) {
-    if (path[at] == '/') {
-      ++at;
-      continue;
-    }
-    size_t end = path.find('/', at);
-    if (end == std::string_view::npos) end = path.size();
-    steps.emplace_back(path.substr(at, end - at));
-    at = end;
-  }
-  return steps;
-}
-
 
 void AppendCount(std::string& out, uint32_t count) {
   for (int shift = 24; shift >= 0; shift -= 8) out.push_back(static_cast<char>((count >> shift) & 0xFF));
@@ -74,7 +58,7 @@ SearchIndexes SearchIndexes::FromContainer(const Json& properties) {
         const Json& dimensions = Member(embedding, "dimensions");
         if (Member(embedding, "path") != path || !dimensions.is_number_integer() || dimensions.get<int64_t>() <= 0) continue;
         indexes.vectors_.push_back(
-            {path.get<std::string>(), StepsOf(path.get_ref<const std::string&>()), dimensions.get<size_t>()});
+            {path.get<std::string>(), SplitIndexPath(path.get_ref<const std::string&>()), dimensions.get<size_t>()});
       }
     }
   }
@@ -94,7 +78,7 @@ SearchIndexes SearchIndexes::FromContainer(const Json& properties) {
       if (!language && Member(full_text_policy, "defaultLanguage").is_string()) {
         language = query::ParseTextLanguage(Member(full_text_policy, "defaultLanguage").get_ref<const std::string&>());
       }
-      indexes.full_text_.push_back({path.get<std::string>(), StepsOf(path.get_ref<const std::string&>()),
+      indexes.full_text_.push_back({path.get<std::string>(), SplitIndexPath(path.get_ref<const std::string&>()),
                                     language.value_or(query::TextLanguage::kEnglish)});
     }
   }

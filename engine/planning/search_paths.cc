@@ -26,28 +26,10 @@ std::optional<VectorOrder> FindVectorOrder(const IndexingPolicy& policy, const q
   for (size_t side = 0; side < 2; ++side) {
     const VectorIndexPath* index = policy.search().VectorIndexOn(query::DocumentPolicyPath(*call.children[side], alias));
     if (index == nullptr) continue;
-    const query::Expr& other = *call.children[1 - side];
-    Json vector;
-    if (other.kind == query::ExprKind::kParameter) {
-      if (const Json* value = query::FindParameter(parameters, other.name)) vector = *value;
-    } else if (other.kind == query::ExprKind::kLiteral) {
-      vector = other.literal;
-    } else if (other.kind == query::ExprKind::kArrayLiteral) {
-      vector = Json::array();
-      for (const auto& element : other.children) {
-        if (element->kind == query::ExprKind::kLiteral) {
-          vector.push_back(element->literal);
-        } else if (element->kind == query::ExprKind::kUnary && element->unary_op == query::UnaryOp::kNegate &&
-                   element->children[0]->kind == query::ExprKind::kLiteral && element->children[0]->literal.is_number()) {
-          vector.push_back(-element->children[0]->literal.get<double>());
-        } else {
-          return std::nullopt;
-        }
-      }
-    }
-    if (!vector.is_array() || vector.size() != index->dimensions) return std::nullopt;
+    const std::optional<Json> vector = query::ConstantValue(*call.children[1 - side], parameters);
+    if (!vector || !vector->is_array() || vector->size() != index->dimensions) return std::nullopt;
     VectorOrder order{index, {}, query::ResolveVectorMetric(call, alias, parameters, vector_embedding_policy)};
-    for (const Json& x : vector) {
+    for (const Json& x : *vector) {
       if (!x.is_number()) return std::nullopt;
       order.query.push_back(static_cast<float>(x.get<double>()));
     }
@@ -57,22 +39,6 @@ std::optional<VectorOrder> FindVectorOrder(const IndexingPolicy& policy, const q
 }
 
 namespace {
-
-// A constant argument: a literal, a parameter, or an array literal of literals.
-std::optional<Json> ConstantArgument(const query::Expr& e, const Json& parameters) {
-  if (e.kind == query::ExprKind::kLiteral) return e.literal;
-  if (e.kind == query::ExprKind::kParameter) {
-    if (const Json* value = query::FindParameter(parameters, e.name)) return *value;
-    return std::nullopt;
-  }
-  if (e.kind != query::ExprKind::kArrayLiteral) return std::nullopt;
-  Json array = Json::array();
-  for (const auto& element : e.children) {
-    if (element->kind != query::ExprKind::kLiteral) return std::nullopt;
-    array.push_back(element->literal);
-  }
-  return array;
-}
 
 // The one term of each phrase of `searches` (strings, or arrays of them); nullopt when one has
 // several terms or is not a string.
@@ -122,7 +88,7 @@ std::optional<FullTextOrder> FindFullTextOrder(const IndexingPolicy& policy, con
   const size_t searches_end = internal ? call->children.size() - 3 : call->children.size();
   std::vector<Json> searches;
   for (size_t i = 1; i < searches_end; ++i) {
-    std::optional<Json> search = ConstantArgument(*call->children[i], parameters);
+    std::optional<Json> search = query::ConstantValue(*call->children[i], parameters);
     if (!search) return std::nullopt;
     searches.push_back(std::move(*search));
   }
@@ -131,9 +97,9 @@ std::optional<FullTextOrder> FindFullTextOrder(const IndexingPolicy& policy, con
   FullTextOrder order{call, index, std::move(*terms), std::nullopt};
   if (internal) {
     const size_t n = call->children.size();
-    std::optional<Json> documents = ConstantArgument(*call->children[n - 3], parameters);
-    std::optional<Json> words = ConstantArgument(*call->children[n - 2], parameters);
-    std::optional<Json> hits = ConstantArgument(*call->children[n - 1], parameters);
+    std::optional<Json> documents = query::ConstantValue(*call->children[n - 3], parameters);
+    std::optional<Json> words = query::ConstantValue(*call->children[n - 2], parameters);
+    std::optional<Json> hits = query::ConstantValue(*call->children[n - 1], parameters);
     // Statistics as the SDKs gather them: counts. Others (negative, not numbers) are the
     // evaluator's to score.
     const auto count = [](const Json& x) { return x.is_number() && std::isfinite(x.get<double>()) && x.get<double>() >= 0; };

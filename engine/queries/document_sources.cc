@@ -362,13 +362,6 @@ class IndexOrderedDocumentSource : public StoredSource {
   // logical partition each of its entries may be a hundred other partitions' entries away.
   static constexpr int64_t kLargestBatch = 256;
 
-  // The partition key of the one logical partition the segments hold, if that is what they hold:
-  // the walk then reads only its entries.
-  static std::optional<std::string> OneLogicalPartition(const std::vector<ReadSegment>& segments) {
-    if (segments.size() != 1 || segments.front().scopes.size() != 1) return std::nullopt;
-    return segments.front().scopes.front().partition_key;
-  }
-
   // What is left of `ranges` (in ascending order) from `sort_key` on in the direction of the walk,
   // `sort_key` included: the documents with that key are filtered by position (LoadGroup).
   static std::vector<IndexValueRange> RangesFrom(const std::vector<IndexValueRange>& ranges,
@@ -385,14 +378,6 @@ class IndexOrderedDocumentSource : public StoredSource {
       left.push_back(std::move(range));
     }
     return left;
-  }
-
-  // The segment holding a stored partition key, or nullptr when the scan does not read it.
-  const ReadSegment* SegmentHolding(const std::string& partition_key) const {
-    for (const ReadSegment& segment : segments_) {
-      if (segment.Holds(partition_key)) return &segment;
-    }
-    return nullptr;
   }
 
   // The documents of the next run of equal values, in document position order: rows with equal
@@ -414,7 +399,7 @@ class IndexOrderedDocumentSource : public StoredSource {
       int64_t seq = batch_[next_++].document_seq;
       COSMOS_ASSIGN_OR_RETURN(auto record, txn_.FindDocumentBySeq(container_seq_, seq));
       if (!record || IsExpired(*record, now_)) continue;
-      const ReadSegment* segment = SegmentHolding(record->partition_key);
+      const ReadSegment* segment = SegmentHolding(segments_, record->partition_key);
       if (segment == nullptr) continue;
       query::SourceDocument& doc = group_.emplace_back();
       COSMOS_RETURN_IF_ERROR(ToSourceDocument(*record, segment->min_key, segment->max_key, doc));

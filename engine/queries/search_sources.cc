@@ -41,7 +41,7 @@ class VectorOrdered : public StoredSource {
       exact_.pop();
       COSMOS_ASSIGN_OR_RETURN(auto record, txn_.FindDocumentBySeq(container_seq_, best.seq));
       if (!record || IsExpired(*record, now_)) continue;
-      const ReadSegment* segment = SegmentHolding(record->partition_key);
+      const ReadSegment* segment = SegmentHolding(segments_, record->partition_key);
       if (segment == nullptr) continue;
       COSMOS_RETURN_IF_ERROR(ToSourceDocument(*record, segment->min_key, segment->max_key, doc));
       doc.sort_key = SortKeyOf(best.score, best.seq);
@@ -68,19 +68,6 @@ class VectorOrdered : public StoredSource {
   };
   static constexpr size_t kFirstScored = 32;
 
-  const ReadSegment* SegmentHolding(const std::string& partition_key) const {
-    for (const ReadSegment& segment : segments_) {
-      if (segment.Holds(partition_key)) return &segment;
-    }
-    return nullptr;
-  }
-
-  // The one logical partition the segments hold, if that is what they hold: its entries alone.
-  std::optional<std::string> OneLogicalPartition() const {
-    if (segments_.size() != 1 || segments_.front().scopes.size() != 1) return std::nullopt;
-    return segments_.front().scopes.front().partition_key;
-  }
-
   // The upper bound of every entry's relevance, from its codes.
   Status Bound() {
     bounded_ = true;
@@ -98,7 +85,7 @@ class VectorOrdered : public StoredSource {
     const double error_per_scale = l1 * (0.5 + 2 * 127 * rounding) * (1 + 1e-6);
     uint64_t visited = 0, scored_in_full = 0;
     Status read = txn_.VisitIndexEntries(
-        container_seq_, VectorEntryPath(index_.path), OneLogicalPartition(), 2 * sizeof(float) + n, visited,
+        container_seq_, VectorEntryPath(index_.path), OneLogicalPartition(segments_), 2 * sizeof(float) + n, visited,
         [&](const storage::IndexRow& row) {
           std::optional<PackedVectorView> view = ViewPackedVector(row.value, n);
           if (!view) return;
@@ -161,7 +148,7 @@ class VectorOrdered : public StoredSource {
     const size_t n = index_.dimensions;
     uint64_t walked = 0;  // the entries passed over: their bounds were paid for
     Status read = txn_.VisitIndexEntries(
-        container_seq_, VectorEntryPath(index_.path), OneLogicalPartition(), /*prefetch_bytes=*/0, walked,
+        container_seq_, VectorEntryPath(index_.path), OneLogicalPartition(segments_), /*prefetch_bytes=*/0, walked,
         [&](const storage::IndexRow& row) {
           if (!scoring.contains(row.document_seq)) return;
           std::optional<PackedVectorView> view = ViewPackedVector(row.value, n);

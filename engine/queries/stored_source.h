@@ -51,6 +51,21 @@ class StoredSource : public query::DocumentSource {
   const ReadProperties& properties_;
 };
 
+// The segment holding a stored partition key, or nullptr when the read does not reach it.
+inline const ReadSegment* SegmentHolding(const std::vector<ReadSegment>& segments, const std::string& partition_key) {
+  for (const ReadSegment& segment : segments) {
+    if (segment.Holds(partition_key)) return &segment;
+  }
+  return nullptr;
+}
+
+// The partition key of the one logical partition the segments hold, if that is what they hold:
+// a source then reads only its index entries.
+inline std::optional<std::string> OneLogicalPartition(const std::vector<ReadSegment>& segments) {
+  if (segments.size() != 1 || segments.front().scopes.size() != 1) return std::nullopt;
+  return segments.front().scopes.front().partition_key;
+}
+
 // The sort key of a document a search source yields in its score order: the score's bytes and
 // the document's seq, so that every document has its own (a select that holds the rows it needs
 // stops at the next document: ties come in read order, which is the select's own tie order).

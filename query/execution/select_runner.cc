@@ -50,6 +50,7 @@ SelectRunner::SelectRunner(const SelectQuery& q, EvalContext& ctx, std::optional
     : q_(q), info_(ctx.query->info(q)), ctx_(ctx), descending_(OrderDescending(q, ctx)), keep_first_(keep_first) {
   streaming_ = q.order_by.empty() && !info_.is_grouped() && !info_.is_aggregate() && !q.distinct;
   rank_ = RankComponentsOf(q);
+  for (const OrderByItem& item : q.order_by) drops_unscored_.push_back(DropsUnscoredRows(item));
   fuses_ranks_ = RankScore(q) != nullptr && IsSystemCall(*RankScore(q), "RRF");
 }
 
@@ -165,8 +166,8 @@ Status SelectRunner::Accept(Row& row, std::vector<Value>* streamed) {
   std::string sort_key = ctx_.document_sort_key && tracks ? *ctx_.document_sort_key : std::string();
   std::vector<Value> keys = SortKeys(row);
   // ORDER BY VectorDistance lists the documents a vector index would: those with a score.
-  for (size_t i = 0; i < keys.size() && i < q_.order_by.size(); ++i) {
-    if (keys[i].is_undefined() && DropsUnscoredRows(q_.order_by[i])) return Status();
+  for (size_t i = 0; i < keys.size() && i < drops_unscored_.size(); ++i) {
+    if (keys[i].is_undefined() && drops_unscored_[i]) return Status();
   }
   sorted_.push_back({std::move(keys), sequence_++, std::move(projected), std::move(position), std::move(sort_key)});
   // A fused rank depends on every row: none can be dropped before Finish.

@@ -83,6 +83,7 @@ class SelectRunner {
   std::optional<uint64_t> keep_first_;
   RankComponents rank_;  // the scores of ORDER BY RANK, if the select has one
   bool fuses_ranks_ = false;
+  std::vector<bool> drops_unscored_;  // per ORDER BY item: rows without its score are left out
   uint64_t sequence_ = 0;
   std::vector<Sorted> sorted_;           // ORDER BY / DISTINCT selects without grouping
   std::vector<Group> groups_;            // GROUP BY and aggregate selects

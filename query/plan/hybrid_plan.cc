@@ -54,17 +54,7 @@ Result<std::vector<std::string>> SearchPhrases(const Expr& call, const Json& par
     return Status::BadRequest("The second through last arguments of the FullTextScore function must be string literals.");
   };
   for (size_t i = 1; i < call.children.size(); ++i) {
-    const Expr& search = *call.children[i];
-    if (search.kind == ExprKind::kParameter) {
-      const Json* value = FindParameter(parameters, search.name);
-      COSMOS_RETURN_IF_ERROR(add(value ? *value : Json()));
-    } else if (search.kind == ExprKind::kLiteral) {
-      COSMOS_RETURN_IF_ERROR(add(search.literal));
-    } else {
-      Json strings = Json::array();
-      for (const auto& element : search.children) strings.push_back(element->literal);
-      COSMOS_RETURN_IF_ERROR(add(strings));
-    }
+    COSMOS_RETURN_IF_ERROR(add(ConstantValue(*call.children[i], parameters).value_or(Json())));
   }
   return phrases;
 }

@@ -424,6 +424,33 @@ const Json* FindParameter(const Json& parameters, std::string_view name) {
   return nullptr;
 }
 
+std::optional<Json> ConstantValue(const Expr& e, const Json& parameters) {
+  switch (e.kind) {
+    case ExprKind::kLiteral:
+      if (e.literal_undefined) return std::nullopt;
+      return e.literal;
+    case ExprKind::kParameter:
+      if (const Json* value = FindParameter(parameters, e.name)) return *value;
+      return std::nullopt;
+    case ExprKind::kUnary:
+      if (e.unary_op == UnaryOp::kNegate && e.children[0]->kind == ExprKind::kLiteral && e.children[0]->literal.is_number()) {
+        return Json(-e.children[0]->literal.get<double>());
+      }
+      return std::nullopt;
+    case ExprKind::kArrayLiteral: {
+      Json array = Json::array();
+      for (const auto& element : e.children) {
+        std::optional<Json> value = ConstantValue(*element, parameters);
+        if (!value) return std::nullopt;
+        array.push_back(std::move(*value));
+      }
+      return array;
+    }
+    default:
+      return std::nullopt;
+  }
+}
+
 std::string_view QueryFeatureName(QueryFeature feature) {
   for (const auto& [f, name] : kFeatureNames) {
     if (f == feature) return name;

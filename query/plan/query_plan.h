@@ -96,6 +96,10 @@ Result<Json> BuildQueryPlan(const SelectQuery& query, const Json& parameters, co
 // The value of parameter `name` ("@p") in the request's [{"name","value"}] array, or null.
 const Json* FindParameter(const Json& parameters, std::string_view name);
 
+// A value the query states before any row: a literal, a parameter of `parameters`, a negated
+// number literal, or an array literal of such (a vector, search terms); nullopt otherwise.
+std::optional<Json> ConstantValue(const Expr& e, const Json& parameters);
+
 // The value of a TOP, OFFSET or LIMIT count (a literal, or a parameter of `parameters`) when it
 // is an integer in [0, 2^32); nullopt otherwise (the plan rejects such a count).
 std::optional<uint64_t> CountValue(const Expr& count, const Json& parameters);
